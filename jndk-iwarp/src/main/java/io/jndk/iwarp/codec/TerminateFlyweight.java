@@ -78,6 +78,16 @@ public final class TerminateFlyweight {
         return this;
     }
 
+    /** @return the wrapped buffer */
+    public ByteBuffer buffer() {
+        return buffer;
+    }
+
+    /** @return index of the control word */
+    public int offset() {
+        return offset;
+    }
+
     /** @return the body length given to wrap */
     public int length() {
         return length;
