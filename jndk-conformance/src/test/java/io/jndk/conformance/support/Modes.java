@@ -1,0 +1,22 @@
+package io.jndk.conformance.support;
+
+import io.jndk.api.Ndk;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The permutations every conformance class runs in: each installed transport, inline and pending. */
+public final class Modes {
+    private Modes() {}
+
+    /** Method source for {@code @ParameterizedClass}. */
+    public static List<Mode> all() {
+        List<Mode> modes = new ArrayList<>();
+        for (String t : List.of("loopback", "iwarp")) {
+            if (Ndk.transports().contains(t)) {
+                modes.add(new Mode(t, false));
+                modes.add(new Mode(t, true));
+            }
+        }
+        return modes;
+    }
+}

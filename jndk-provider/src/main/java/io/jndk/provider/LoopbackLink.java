@@ -1,0 +1,475 @@
+package io.jndk.provider;
+
+import io.jndk.api.DisconnectReason;
+import io.jndk.api.NdkCounter;
+import io.jndk.api.NdkOpFlags;
+import io.jndk.api.NdkOperationType;
+import io.jndk.api.NtStatus;
+
+/**
+ * The in-JVM transport: executes a QP's initiator requests directly against the peer QP, in posting order,
+ * on the posting thread. Every byte goes through the same token/bounds/rights checks that the iWARP
+ * receive path applies; a violation is answered as a Terminate would be (the detecting side's QP and the
+ * requester's QP both go to error, outstanding requests are flushed, disconnect events are indicated).
+ */
+final class LoopbackLink implements Link {
+    private final SoftQp a;
+    private final SoftQp b;
+    private volatile boolean up = true;
+
+    /** Per-direction scratch, used under the sending QP's lock: nothing is allocated per request. */
+    private static final class Scratch {
+        final TokenTable.Target[] src = targets();
+        final long[] srcLen = new long[17];
+        final TokenTable.Target[] dst = targets();
+        final long[] dstLen = new long[17];
+        final Chunk c1 = new Chunk();
+        final Chunk c2 = new Chunk();
+        final WorkRequest recv = new WorkRequest(64, 0);
+
+        private static TokenTable.Target[] targets() {
+            TokenTable.Target[] t = new TokenTable.Target[65];
+            for (int i = 0; i < t.length; i++) {
+                t[i] = new TokenTable.Target();
+            }
+            return t;
+        }
+    }
+
+    private final Scratch fromA = new Scratch();
+    private final Scratch fromB = new Scratch();
+
+    LoopbackLink(SoftQp a, SoftQp b) {
+        this.a = a;
+        this.b = b;
+    }
+
+    private SoftQp peer(SoftQp q) {
+        return q == a ? b : a;
+    }
+
+    @Override
+    public boolean up() {
+        return up;
+    }
+
+    @Override
+    public void kick(SoftQp qp) {
+        Scratch s = qp == a ? fromA : fromB;
+        SoftQp peer = peer(qp);
+        synchronized (qp.lock) {
+            while (qp.sqUnstarted > 0) {
+                if (!up || qp.state == SoftQp.State.ERROR) {
+                    return; // the scheduled flush completes what is left
+                }
+                WorkRequest w = qp.sq.poll();
+                qp.sqUnstarted--;
+                try {
+                    execute(qp, peer, w, s);
+                } finally {
+                    w.clearRefs();
+                    w.op = 0;
+                }
+            }
+        }
+    }
+
+    private void execute(SoftQp qp, SoftQp peer, WorkRequest w, Scratch s) {
+        switch (w.op) {
+            case NdkOperationType.WRITE -> write(qp, peer, w, s);
+            case NdkOperationType.READ -> read(qp, peer, w, s);
+            case NdkOperationType.SEND, NdkOperationType.SEND | 0x8000 -> send(qp, peer, w, s);
+            case NdkOperationType.BIND -> bind(qp, w);
+            case NdkOperationType.FAST_REGISTER -> fastRegister(qp, w);
+            case NdkOperationType.INVALIDATE -> invalidate(qp, w);
+            default -> localError(qp, w, NtStatus.STATUS_INVALID_DEVICE_REQUEST);
+        }
+    }
+
+    // ---- local SGE resolution -----------------------------------------------------------------
+
+    /** Resolves the request's local SGEs; returns the total length, or -1 on an access violation. */
+    private long resolveLocal(SoftQp qp, WorkRequest w, boolean write, TokenTable.Target[] t, long[] len) {
+        if (w.isInline()) {
+            TokenTable.Target x = t[0];
+            x.logical = true;
+            x.region = null;
+            x.chunk.segment = w.inline;
+            x.chunk.offset = 0;
+            x.chunk.length = w.inlineLen;
+            len[0] = w.inlineLen;
+            return w.inlineLen;
+        }
+        long total = 0;
+        TokenTable tokens = qp.adapter.tokens();
+        for (int i = 0; i < w.nSge; i++) {
+            long l = Integer.toUnsignedLong(w.len[i]);
+            len[i] = l;
+            if (l == 0) {
+                t[i].logical = true;
+                t[i].chunk.length = 0;
+                continue;
+            }
+            if (!tokens.checkLocal(w.token[i], w.addr[i], l, write, qp.pd, qp.adapter.pageMap(), t[i])) {
+                qp.adapter.count(NdkCounter.ACCESS_ERRORS);
+                return -1;
+            }
+            if (!t[i].logical && !t[i].region.backed(t[i].offset, l, new Chunk())) {
+                return -1;
+            }
+            total += l;
+        }
+        return total;
+    }
+
+    private static boolean chunkOf(TokenTable.Target t, long off, Chunk out) {
+        if (t.logical) {
+            if (off >= t.chunk.length) {
+                return false;
+            }
+            out.segment = t.chunk.segment;
+            out.offset = t.chunk.offset + off;
+            out.length = t.chunk.length - off;
+            return true;
+        }
+        return t.region.chunk(t.offset + off, out);
+    }
+
+    /** Copies {@code total} bytes from one resolved SGE list into another. */
+    private static boolean copyLists(TokenTable.Target[] src, long[] srcLen, int ns, TokenTable.Target[] dst, long[] dstLen,
+            int nd, long total, Chunk c1, Chunk c2) {
+        int si = 0, di = 0;
+        long so = 0, dof = 0;
+        while (total > 0) {
+            while (si < ns && so >= srcLen[si]) {
+                si++;
+                so = 0;
+            }
+            while (di < nd && dof >= dstLen[di]) {
+                di++;
+                dof = 0;
+            }
+            if (si >= ns || di >= nd || !chunkOf(src[si], so, c1) || !chunkOf(dst[di], dof, c2)) {
+                return false;
+            }
+            long n = Math.min(total, Math.min(Math.min(c1.length, srcLen[si] - so), Math.min(c2.length, dstLen[di] - dof)));
+            java.lang.foreign.MemorySegment.copy(c1.segment, c1.offset, c2.segment, c2.offset, n);
+            so += n;
+            dof += n;
+            total -= n;
+        }
+        return true;
+    }
+
+    private static int count(WorkRequest w) {
+        return w.isInline() ? 1 : w.nSge;
+    }
+
+    // ---- operations ---------------------------------------------------------------------------
+
+    private void write(SoftQp qp, SoftQp peer, WorkRequest w, Scratch s) {
+        long total = resolveLocal(qp, w, false, s.src, s.srcLen);
+        if (total < 0) {
+            localError(qp, w, NtStatus.STATUS_ACCESS_VIOLATION);
+            return;
+        }
+        if (peer.state != SoftQp.State.CONNECTED && peer.state != SoftQp.State.PEER_DISCONNECTED) {
+            remoteError(qp, peer, w, Term.RDMAP_CATASTROPHIC_STREAM);
+            return;
+        }
+        if (total > 0) {
+            TokenTable.Target t = s.dst[0];
+            int r = peer.adapter.tokens().checkRemote(w.remoteToken, w.remoteAddress, total, TokenTable.RIGHT_REMOTE_WRITE,
+                    peer.pd, t);
+            if (r != TokenTable.OK) {
+                peer.adapter.count(NdkCounter.ACCESS_ERRORS);
+                remoteError(qp, peer, w, ddpTagged(r));
+                return;
+            }
+            s.dstLen[0] = total;
+            if (!copyLists(s.src, s.srcLen, count(w), s.dst, s.dstLen, 1, total, s.c1, s.c2)) {
+                remoteError(qp, peer, w, Term.DDP_TAGGED_BASE_BOUNDS);
+                return;
+            }
+        }
+        qp.adapter.count(NdkCounter.BYTES_OUT, total);
+        peer.adapter.count(NdkCounter.BYTES_IN, total);
+        qp.completeInitiator(w, NtStatus.STATUS_SUCCESS, 0, 0);
+    }
+
+    private void read(SoftQp qp, SoftQp peer, WorkRequest w, Scratch s) {
+        long total = resolveLocal(qp, w, true, s.dst, s.dstLen);
+        if (total < 0) {
+            localError(qp, w, NtStatus.STATUS_ACCESS_VIOLATION);
+            return;
+        }
+        if (peer.state != SoftQp.State.CONNECTED && peer.state != SoftQp.State.PEER_DISCONNECTED) {
+            remoteError(qp, peer, w, Term.RDMAP_CATASTROPHIC_STREAM);
+            return;
+        }
+        if (qp.effectiveOrd == 0 || peer.effectiveIrd == 0) {
+            // the Read Request would exceed the responder's inbound read limit
+            remoteError(qp, peer, w, Term.RDMAP_CATASTROPHIC_STREAM);
+            return;
+        }
+        if (total > 0) {
+            TokenTable.Target t = s.src[0];
+            int r = peer.adapter.tokens().checkRemote(w.remoteToken, w.remoteAddress, total, TokenTable.RIGHT_REMOTE_READ,
+                    peer.pd, t);
+            if (r != TokenTable.OK) {
+                peer.adapter.count(NdkCounter.ACCESS_ERRORS);
+                remoteError(qp, peer, w, rdmapProtection(r));
+                return;
+            }
+            s.srcLen[0] = total;
+            if (!copyLists(s.src, s.srcLen, 1, s.dst, s.dstLen, w.nSge, total, s.c1, s.c2)) {
+                remoteError(qp, peer, w, Term.RDMAP_BASE_BOUNDS);
+                return;
+            }
+        }
+        if ((w.flags & NdkOpFlags.RDMA_READ_LOCAL_INVALIDATE) != 0 && qp.readLocalInvalidate() && w.nSge > 0) {
+            TokenTable.Entry e = qp.adapter.tokens().lookup(w.token[0]);
+            if (e != null && e.pd == qp.pd && e.kind == TokenTable.KIND_FRMR) {
+                e.binding = null;
+                qp.adapter.count(NdkCounter.INVALIDATIONS);
+            }
+        }
+        qp.adapter.count(NdkCounter.BYTES_IN, total);
+        peer.adapter.count(NdkCounter.BYTES_OUT, total);
+        qp.completeInitiator(w, NtStatus.STATUS_SUCCESS, (int) total, 0);
+    }
+
+    private void send(SoftQp qp, SoftQp peer, WorkRequest w, Scratch s) {
+        long total = resolveLocal(qp, w, false, s.src, s.srcLen);
+        if (total < 0) {
+            localError(qp, w, NtStatus.STATUS_ACCESS_VIOLATION);
+            return;
+        }
+        if (peer.state != SoftQp.State.CONNECTED && peer.state != SoftQp.State.PEER_DISCONNECTED) {
+            remoteError(qp, peer, w, Term.RDMAP_CATASTROPHIC_STREAM);
+            return;
+        }
+        WorkRequest r = s.recv;
+        if (!peer.takeReceive(r)) {
+            remoteError(qp, peer, w, Term.DDP_UNTAGGED_NO_BUFFER);
+            return;
+        }
+        Object rctx = r.context;
+        r.context = null;
+        boolean solicited = (w.flags & NdkOpFlags.SEND_AND_SOLICIT_EVENT) != 0;
+        long capacity = 0;
+        for (int i = 0; i < r.nSge; i++) {
+            capacity += Integer.toUnsignedLong(r.len[i]);
+        }
+        if (total > capacity) {
+            peer.completeReceive(rctx, NtStatus.STATUS_BUFFER_OVERFLOW, 0, NdkOperationType.RECEIVE,
+                    Term.DDP_UNTAGGED_TOO_LONG, 0, solicited);
+            remoteError(qp, peer, w, Term.DDP_UNTAGGED_TOO_LONG);
+            return;
+        }
+        long need = total;
+        int nd = 0;
+        for (int i = 0; i < r.nSge && need > 0; i++) {
+            long l = Math.min(Integer.toUnsignedLong(r.len[i]), need);
+            s.dstLen[i] = l;
+            nd = i + 1;
+            if (l == 0) {
+                s.dst[i].logical = true;
+                s.dst[i].chunk.length = 0;
+                continue;
+            }
+            if (!peer.adapter.tokens().checkLocal(r.token[i], r.addr[i], l, true, peer.pd, peer.adapter.pageMap(),
+                    s.dst[i])) {
+                peer.adapter.count(NdkCounter.ACCESS_ERRORS);
+                peer.completeReceive(rctx, NtStatus.STATUS_ACCESS_VIOLATION, 0, NdkOperationType.RECEIVE,
+                        Term.DDP_CATASTROPHIC, 0, solicited);
+                remoteError(qp, peer, w, Term.DDP_CATASTROPHIC);
+                return;
+            }
+            need -= l;
+        }
+        if (!copyLists(s.src, s.srcLen, count(w), s.dst, s.dstLen, nd, total, s.c1, s.c2)) {
+            peer.completeReceive(rctx, NtStatus.STATUS_ACCESS_VIOLATION, 0, NdkOperationType.RECEIVE,
+                    Term.DDP_CATASTROPHIC, 0, solicited);
+            remoteError(qp, peer, w, Term.DDP_CATASTROPHIC);
+            return;
+        }
+        int type = NdkOperationType.RECEIVE;
+        long invalidated = 0;
+        if (w.op == (NdkOperationType.SEND | 0x8000)) {
+            TokenTable.Entry e = peer.adapter.tokens().lookup(w.remoteToken);
+            TokenTable.Binding bnd = e == null ? null : e.binding;
+            if (e == null || e.pd != peer.pd || (e.kind != TokenTable.KIND_FRMR && e.kind != TokenTable.KIND_MW)
+                    || bnd == null || bnd.key() != (w.remoteToken & 0xFF)) {
+                peer.completeReceive(rctx, NtStatus.STATUS_ACCESS_VIOLATION, 0, NdkOperationType.RECEIVE,
+                        Term.RDMAP_INVALID_STAG, 0, solicited);
+                remoteError(qp, peer, w, Term.RDMAP_INVALID_STAG);
+                return;
+            }
+            if (e.kind == TokenTable.KIND_MW) {
+                ((SoftMw) e.owner).unbind();
+            } else {
+                e.binding = null;
+            }
+            peer.adapter.count(NdkCounter.INVALIDATIONS);
+            type = NdkOperationType.RECEIVE_AND_INVALIDATE;
+            invalidated = Integer.toUnsignedLong(w.remoteToken);
+        }
+        qp.adapter.count(NdkCounter.BYTES_OUT, total);
+        peer.adapter.count(NdkCounter.BYTES_IN, total);
+        peer.completeReceive(rctx, NtStatus.STATUS_SUCCESS, (int) total, type, 0, invalidated, solicited);
+        qp.completeInitiator(w, NtStatus.STATUS_SUCCESS, 0, 0);
+    }
+
+    private void bind(SoftQp qp, WorkRequest w) {
+        SoftMr mr = w.mr;
+        SoftMw mw = w.mw;
+        TokenTable.Binding mb = mr.entry.binding;
+        if (mb == null || !mw.isOpen()) {
+            localError(qp, w, NtStatus.STATUS_INVALID_DEVICE_REQUEST);
+            return;
+        }
+        long off = w.va - mb.baseVa();
+        if (off < 0 || off > mb.length() || w.length > mb.length() - off) {
+            localError(qp, w, NtStatus.STATUS_INVALID_DEVICE_REQUEST);
+            return;
+        }
+        int rights = (NdkOpFlags.remoteRead(w.flags) ? TokenTable.RIGHT_REMOTE_READ : 0)
+                | (NdkOpFlags.remoteWrite(w.flags) ? TokenTable.RIGHT_REMOTE_WRITE : 0);
+        mw.bindTo(mr, new TokenTable.Binding(w.newKey, w.va, w.length, rights, Region.slice(mb.region(), off, w.length)));
+        qp.adapter.count(NdkCounter.BINDS);
+        qp.completeInitiator(w, NtStatus.STATUS_SUCCESS, 0, 0);
+    }
+
+    private void fastRegister(SoftQp qp, WorkRequest w) {
+        SoftMr mr = w.mr;
+        if (mr.entry.binding != null || !mr.isOpen()) {
+            localError(qp, w, NtStatus.STATUS_INVALID_DEVICE_REQUEST);
+            return;
+        }
+        PageMap.Page[] pages = new PageMap.Page[w.pages.length];
+        for (int i = 0; i < pages.length; i++) {
+            pages[i] = qp.adapter.pageMap().page(w.pages[i]);
+            if (pages[i] == null) {
+                localError(qp, w, NtStatus.STATUS_ACCESS_VIOLATION);
+                return;
+            }
+        }
+        int rights = (NdkOpFlags.localWrite(w.flags) ? TokenTable.RIGHT_LOCAL_WRITE : 0)
+                | (NdkOpFlags.remoteRead(w.flags) ? TokenTable.RIGHT_REMOTE_READ : 0)
+                | (NdkOpFlags.remoteWrite(w.flags) ? TokenTable.RIGHT_REMOTE_WRITE : 0);
+        mr.entry.binding = new TokenTable.Binding(w.newKey, w.va, w.length, rights, PageMap.region(pages, w.fbo, w.length));
+        qp.adapter.count(NdkCounter.FAST_REGISTERS);
+        qp.completeInitiator(w, NtStatus.STATUS_SUCCESS, 0, 0);
+    }
+
+    private void invalidate(SoftQp qp, WorkRequest w) {
+        if (w.target instanceof SoftMw mw) {
+            if (mw.entry.binding == null) {
+                localError(qp, w, NtStatus.STATUS_INVALID_DEVICE_REQUEST);
+                return;
+            }
+            mw.unbind();
+        } else if (w.target instanceof SoftMr mr) {
+            if (mr.entry.binding == null) {
+                localError(qp, w, NtStatus.STATUS_INVALID_DEVICE_REQUEST);
+                return;
+            }
+            mr.entry.binding = null;
+        }
+        qp.adapter.count(NdkCounter.INVALIDATIONS);
+        qp.completeInitiator(w, NtStatus.STATUS_SUCCESS, 0, 0);
+    }
+
+    // ---- errors -------------------------------------------------------------------------------
+
+    private static int ddpTagged(int r) {
+        return switch (r) {
+            case TokenTable.BASE_BOUNDS -> Term.DDP_TAGGED_BASE_BOUNDS;
+            case TokenTable.NOT_ASSOCIATED -> Term.DDP_TAGGED_NOT_ASSOCIATED;
+            default -> Term.DDP_TAGGED_INVALID_STAG; // siw reports access-right violations as invalid STag
+        };
+    }
+
+    private static int rdmapProtection(int r) {
+        return switch (r) {
+            case TokenTable.BASE_BOUNDS -> Term.RDMAP_BASE_BOUNDS;
+            case TokenTable.ACCESS -> Term.RDMAP_ACCESS_RIGHTS;
+            case TokenTable.NOT_ASSOCIATED -> Term.RDMAP_STAG_NOT_ASSOCIATED;
+            default -> Term.RDMAP_INVALID_STAG;
+        };
+    }
+
+    /** A local error completes the request with {@code status}; the QP goes to error and the connection is aborted. */
+    private void localError(SoftQp qp, WorkRequest w, int status) {
+        qp.completeInitiator(w, status, 0, 0);
+        abort(qp, Term.RDMAP_CATASTROPHIC);
+    }
+
+    /** The peer detected an error in {@code w}: it sends a Terminate; the request completes with REMOTE_RESOURCES. */
+    private void remoteError(SoftQp qp, SoftQp peer, WorkRequest w, int term) {
+        qp.completeInitiator(w, NtStatus.STATUS_REMOTE_RESOURCES, 0, term);
+        abort(peer, term);
+    }
+
+    @Override
+    public void disconnect(SoftQp from) {
+        boolean wasUp = up;
+        up = false;
+        SoftQp other = peer(from);
+        from.flushAll();
+        if (wasUp && other.state == SoftQp.State.CONNECTED) {
+            other.state = SoftQp.State.PEER_DISCONNECTED;
+            SoftConnector c = other.connector;
+            if (c != null) {
+                c.indicateDisconnect(DisconnectReason.PEER_GRACEFUL_CLOSE);
+            }
+        }
+    }
+
+    @Override
+    public void abort(SoftQp detector, int term) {
+        if (!up) {
+            return;
+        }
+        up = false;
+        SoftQp other = peer(detector);
+        detector.state = SoftQp.State.ERROR;
+        other.state = SoftQp.State.ERROR;
+        detector.adapter.count(NdkCounter.TERMINATES_SENT);
+        other.adapter.count(NdkCounter.TERMINATES_RECEIVED);
+        detector.adapter.dispatcher().run(() -> {
+            detector.flushAll();
+            SoftConnector c = detector.connector;
+            if (c != null) {
+                c.indicateDisconnect(DisconnectReason.TERMINATE_SENT);
+            }
+        });
+        other.adapter.dispatcher().run(() -> {
+            other.flushAll();
+            SoftConnector c = other.connector;
+            if (c != null) {
+                c.indicateDisconnect(DisconnectReason.TERMINATE_RECEIVED);
+            }
+        });
+    }
+
+    /** Abortive close (TCP reset) by {@code from}'s consumer: the peer sees a reset. */
+    void reset(SoftQp from) {
+        if (!up) {
+            from.flushAll();
+            return;
+        }
+        up = false;
+        SoftQp other = peer(from);
+        other.state = SoftQp.State.ERROR;
+        from.flushAll();
+        other.adapter.dispatcher().run(() -> {
+            other.flushAll();
+            SoftConnector c = other.connector;
+            if (c != null) {
+                c.indicateDisconnect(DisconnectReason.CONNECTION_RESET);
+            }
+        });
+    }
+}

@@ -1,0 +1,117 @@
+package io.jndk.provider;
+
+import io.jndk.api.NdkLogicalAddressMapping;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+
+/**
+ * The adapter's logical page table behind BuildLAM, privileged-token SGEs and FastRegister: adapter
+ * logical page address → the host page, and which of its bytes are consumer memory.
+ *
+ * <p>Logical pages are handed out two slots apart, so consecutive pages of one mapping are never
+ * adjacent in logical space (as NDK allows) and an SGE cannot run from one page into the next.
+ */
+final class PageMap {
+    static final int PAGE = NdkLogicalAddressMapping.PAGE_SIZE;
+    /** Logical addresses start here; page slot {@code i} is at {@code BASE + i * PAGE * 2}. */
+    static final long BASE = 0x0000_4A4E_0000_0000L;
+
+    /** One logical page: bytes {@code [validStart, validEnd)} of the page are {@code segment} from {@code segOffset}. */
+    record Page(MemorySegment segment, long segOffset, int validStart, int validEnd, Object owner) {}
+
+    private volatile Page[] pages = new Page[1024];
+    private final ArrayDeque<Integer> free = new ArrayDeque<>();
+    private int next;
+    private int live;
+    private final int maxPages;
+
+    PageMap(int maxPages) {
+        this.maxPages = maxPages;
+    }
+
+    synchronized long map(Page p) {
+        if (live >= maxPages) {
+            return -1;
+        }
+        int slot = free.isEmpty() ? next++ : free.poll();
+        if (slot >= pages.length) {
+            Page[] n = new Page[pages.length * 2];
+            System.arraycopy(pages, 0, n, 0, pages.length);
+            pages = n;
+        }
+        pages[slot] = p;
+        live++;
+        return BASE + (long) slot * PAGE * 2;
+    }
+
+    synchronized void unmap(long logical) {
+        int slot = slotOf(logical);
+        if (slot >= 0 && pages[slot] != null) {
+            pages[slot] = null;
+            free.add(slot);
+            live--;
+        }
+    }
+
+    private int slotOf(long logical) {
+        long d = logical - BASE;
+        if (d < 0 || (d % ((long) PAGE * 2)) != 0) {
+            return -1;
+        }
+        long slot = d / ((long) PAGE * 2);
+        Page[] p = pages;
+        return slot < p.length ? (int) slot : -1;
+    }
+
+    /** The page at a page-aligned logical address, or null. */
+    Page page(long logicalPage) {
+        int slot = slotOf(logicalPage);
+        return slot < 0 ? null : pages[slot];
+    }
+
+    /** Resolves {@code [logical, logical+len)} inside one page into {@code out}; false if not mapped consumer memory. */
+    boolean resolve(long logical, long len, Chunk out) {
+        long pageAddr = logical & ~(long) (PAGE - 1);
+        int in = (int) (logical - pageAddr);
+        Page p = page(pageAddr);
+        if (p == null || len < 0 || in < p.validStart() || in + len > p.validEnd()) {
+            return false;
+        }
+        out.segment = p.segment();
+        out.offset = p.segOffset() + (in - p.validStart());
+        out.length = len;
+        return true;
+    }
+
+    synchronized int livePages() {
+        return live;
+    }
+
+    /** A region made of fast-registered pages: byte {@code i} is at page {@code (fbo+i)/PAGE}. */
+    static Region region(Page[] regionPages, int fbo, long length) {
+        return new Region() {
+            @Override
+            long length() {
+                return length;
+            }
+
+            @Override
+            boolean chunk(long offset, Chunk out) {
+                if (offset < 0 || offset >= length) {
+                    return false;
+                }
+                long pos = fbo + offset;
+                int idx = (int) (pos / PAGE);
+                int in = (int) (pos % PAGE);
+                Page p = regionPages[idx];
+                if (in < p.validStart() || in >= p.validEnd()) {
+                    return false;
+                }
+                out.segment = p.segment();
+                out.offset = p.segOffset() + (in - p.validStart());
+                out.length = Math.min(p.validEnd() - in, length - offset);
+                return true;
+            }
+        };
+    }
+}

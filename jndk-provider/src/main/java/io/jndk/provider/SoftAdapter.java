@@ -1,0 +1,420 @@
+package io.jndk.provider;
+
+import io.jndk.api.ConnectEventCallback;
+import io.jndk.api.CqNotificationCallback;
+import io.jndk.api.CreateCompletion;
+import io.jndk.api.GroupAffinity;
+import io.jndk.api.IntRef;
+import io.jndk.api.Mdl;
+import io.jndk.api.NdkAdapter;
+import io.jndk.api.NdkAdapterFlags;
+import io.jndk.api.NdkAdapterInfo;
+import io.jndk.api.NdkConnector;
+import io.jndk.api.NdkCounter;
+import io.jndk.api.NdkCounters;
+import io.jndk.api.NdkCq;
+import io.jndk.api.NdkListener;
+import io.jndk.api.NdkLogicalAddressMapping;
+import io.jndk.api.NdkObjectType;
+import io.jndk.api.NdkOpenParameters;
+import io.jndk.api.NdkPd;
+import io.jndk.api.NdkRdmaTechnology;
+import io.jndk.api.NdkSharedEndpoint;
+import io.jndk.api.NdkVersion;
+import io.jndk.api.NtStatus;
+import io.jndk.api.Ref;
+import io.jndk.api.RequestCompletion;
+import java.lang.foreign.MemorySegment;
+import java.lang.reflect.RecordComponent;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.logging.Logger;
+
+/**
+ * The software adapter: adapter info and limits, the token table, the logical page map, the callback
+ * dispatcher, counters, and the objects created under it.
+ */
+public final class SoftAdapter implements NdkAdapter {
+    private static final Logger LOG = Logger.getLogger(SoftAdapter.class.getName());
+    private static final AtomicInteger IDS = new AtomicInteger();
+
+    private final NdkVersion version;
+    private final NdkAdapterInfo info;
+    private final InetAddress address;
+    private final Transport transport;
+    private final boolean pendAlways;
+    private final Dispatcher dispatcher;
+    private final TokenTable tokens;
+    private final PageMap pageMap;
+    private final AtomicLongArray counters = new AtomicLongArray(NdkCounter.values().length);
+    private final AtomicInteger liveObjects = new AtomicInteger();
+    private final Map<NdkObjectType, AtomicInteger> perType = new EnumMap<>(NdkObjectType.class);
+    private final Map<String, String> options;
+    private final int id = IDS.incrementAndGet();
+    private volatile boolean closed;
+
+    SoftAdapter(NdkVersion version, NdkOpenParameters p, Transport transport) {
+        this.version = version;
+        this.options = p.options();
+        this.address = p.address() != null ? p.address() : InetAddress.getLoopbackAddress();
+        this.transport = transport;
+        this.pendAlways = "always".equals(p.option("pend", "never"));
+        this.info = applyOverrides(defaultInfo(version), p.options());
+        this.dispatcher = new Dispatcher("jndk-" + transport.name() + "-" + id + "-callbacks");
+        this.tokens = new TokenTable(limit("limit.tokens", 1 << 20));
+        this.pageMap = new PageMap(limit("limit.lampages", 1 << 20));
+        for (NdkObjectType t : NdkObjectType.values()) {
+            perType.put(t, new AtomicInteger());
+        }
+    }
+
+    static NdkAdapterInfo defaultInfo(NdkVersion v) {
+        int flags = NdkAdapterFlags.IN_ORDER_DMA_SUPPORTED | NdkAdapterFlags.RDMA_READ_SINK_NOT_REQUIRED
+                | NdkAdapterFlags.CQ_INTERRUPT_MODERATION_SUPPORTED | NdkAdapterFlags.RDMA_READ_LOCAL_INVALIDATE_SUPPORTED
+                | NdkAdapterFlags.CQ_RESIZE_SUPPORTED | NdkAdapterFlags.LOOPBACK_CONNECTIONS_SUPPORTED;
+        return new NdkAdapterInfo(v, 0, 1, 1L << 30, 1L << 30, 256, 16, 16, 1, 1 << 30, 256, 128, 128, 16384, 16384,
+                16384, 65536, 8192, 252, 252, flags, NdkRdmaTechnology.IWARP);
+    }
+
+    /** Options named like an {@link NdkAdapterInfo} component (e.g. {@code maxSrqDepth=0}) override it. */
+    static NdkAdapterInfo applyOverrides(NdkAdapterInfo base, Map<String, String> options) {
+        RecordComponent[] rc = NdkAdapterInfo.class.getRecordComponents();
+        Object[] values = new Object[rc.length];
+        Class<?>[] types = new Class<?>[rc.length];
+        boolean changed = false;
+        try {
+            for (int i = 0; i < rc.length; i++) {
+                types[i] = rc[i].getType();
+                values[i] = rc[i].getAccessor().invoke(base);
+                String o = options.get(rc[i].getName());
+                if (o != null) {
+                    changed = true;
+                    if (types[i] == int.class) {
+                        values[i] = (int) Long.decode(o).longValue();
+                    } else if (types[i] == long.class) {
+                        values[i] = Long.decode(o);
+                    }
+                }
+            }
+            return changed ? NdkAdapterInfo.class.getDeclaredConstructor(types).newInstance(values) : base;
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalArgumentException("bad adapter info override: " + e, e);
+        }
+    }
+
+    int limit(String key, int def) {
+        String v = options.get(key);
+        return v == null ? def : Integer.decode(v);
+    }
+
+    // ---- internal services ------------------------------------------------------------------
+
+    NdkAdapterInfo infoInternal() {
+        return info;
+    }
+
+    InetAddress address() {
+        return address;
+    }
+
+    Transport transportImpl() {
+        return transport;
+    }
+
+    boolean pendAlways() {
+        return pendAlways;
+    }
+
+    Dispatcher dispatcher() {
+        return dispatcher;
+    }
+
+    TokenTable tokens() {
+        return tokens;
+    }
+
+    PageMap pageMap() {
+        return pageMap;
+    }
+
+    void count(NdkCounter c) {
+        counters.incrementAndGet(c.ordinal());
+    }
+
+    void count(NdkCounter c, long n) {
+        counters.addAndGet(c.ordinal(), n);
+    }
+
+    /** Reserves a slot for a new object of {@code type}; false when the per-adapter limit is reached. */
+    boolean reserve(NdkObjectType type) {
+        int max = limit("limit." + type.name().toLowerCase(java.util.Locale.ROOT), Integer.MAX_VALUE);
+        AtomicInteger n = perType.get(type);
+        if (n.incrementAndGet() > max || closed) {
+            n.decrementAndGet();
+            return false;
+        }
+        liveObjects.incrementAndGet();
+        return true;
+    }
+
+    /** Gives back a slot taken by {@link #reserve} for an object that was never handed out. */
+    void unreserve(NdkObjectType type) {
+        perType.get(type).decrementAndGet();
+        liveObjects.decrementAndGet();
+    }
+
+    void childClosed(SoftObject o) {
+        perType.get(o.objectType()).decrementAndGet();
+        liveObjects.decrementAndGet();
+    }
+
+    /** Create shape: inline success, or (when configured to pend) the object through the create completion. */
+    int completeCreate(SoftObject o, CreateCompletion cc, Object ctx, Ref<?> out) {
+        if (pendAlways && cc != null) {
+            dispatcher.run(() -> cc.onCreated(ctx, NtStatus.STATUS_SUCCESS, o));
+            return NtStatus.STATUS_PENDING;
+        }
+        @SuppressWarnings("unchecked")
+        Ref<Object> r = (Ref<Object>) out;
+        if (r != null) {
+            r.set(o);
+        }
+        return NtStatus.STATUS_SUCCESS;
+    }
+
+    /** Request shape: an inline final status, or (when configured to pend) the status through the callback. */
+    int completeRequest(int status, RequestCompletion rc, Object ctx) {
+        if (pendAlways && rc != null) {
+            dispatcher.run(() -> rc.onCompleted(ctx, status));
+            return NtStatus.STATUS_PENDING;
+        }
+        return status;
+    }
+
+    /** Delivers a request's outcome later through its completion (used by requests that must wait). */
+    void completeLater(RequestCompletion rc, Object ctx, int status) {
+        if (rc != null) {
+            dispatcher.run(() -> rc.onCompleted(ctx, status));
+        }
+    }
+
+    // ---- NDK_ADAPTER_DISPATCH ----------------------------------------------------------------
+
+    @Override
+    public NdkVersion version() {
+        return version;
+    }
+
+    @Override
+    public NdkObjectType objectType() {
+        return NdkObjectType.ADAPTER;
+    }
+
+    @Override
+    public int queryExtension(UUID id, NdkVersion v, Ref<Object> out) {
+        return NtStatus.STATUS_NOT_SUPPORTED;
+    }
+
+    @Override
+    public int queryAdapterInfo(Ref<NdkAdapterInfo> out, IntRef bufferSize) {
+        if (bufferSize == null || bufferSize.value < NdkAdapterInfo.SIZE_X64) {
+            if (bufferSize != null) {
+                bufferSize.value = NdkAdapterInfo.SIZE_X64;
+            }
+            return NtStatus.STATUS_BUFFER_TOO_SMALL;
+        }
+        bufferSize.value = NdkAdapterInfo.SIZE_X64;
+        if (out != null) {
+            out.set(info);
+        }
+        return NtStatus.STATUS_SUCCESS;
+    }
+
+    @Override
+    public NdkAdapterInfo info() {
+        return info;
+    }
+
+    @Override
+    public int createCq(int cqDepth, CqNotificationCallback cb, Object cbCtx, GroupAffinity affinity, CreateCompletion cc,
+            Object ctx, Ref<NdkCq> out) {
+        if (cqDepth == 0 || Integer.compareUnsigned(cqDepth, info.maxCqDepth()) > 0) {
+            return NtStatus.STATUS_INVALID_PARAMETER;
+        }
+        if (!reserve(NdkObjectType.CQ)) {
+            return NtStatus.STATUS_INSUFFICIENT_RESOURCES;
+        }
+        return completeCreate(new SoftCq(this, cqDepth, cb, cbCtx), cc, ctx, out);
+    }
+
+    @Override
+    public int createPd(CreateCompletion cc, Object ctx, Ref<NdkPd> out) {
+        if (!reserve(NdkObjectType.PD)) {
+            return NtStatus.STATUS_INSUFFICIENT_RESOURCES;
+        }
+        SoftPd pd = new SoftPd(this);
+        if (!pd.hasPrivilegedToken()) {
+            unreserve(NdkObjectType.PD);
+            return NtStatus.STATUS_INSUFFICIENT_RESOURCES;
+        }
+        return completeCreate(pd, cc, ctx, out);
+    }
+
+    @Override
+    public int createSharedEndpoint(InetSocketAddress addr, CreateCompletion cc, Object ctx, Ref<NdkSharedEndpoint> out) {
+        if (addr == null) {
+            return NtStatus.STATUS_INVALID_PARAMETER;
+        }
+        if (!reserve(NdkObjectType.SHARED_ENDPOINT)) {
+            return NtStatus.STATUS_INSUFFICIENT_RESOURCES;
+        }
+        SoftSharedEndpoint se = new SoftSharedEndpoint(this);
+        int s = se.bind(addr);
+        if (s != NtStatus.STATUS_SUCCESS) {
+            unreserve(NdkObjectType.SHARED_ENDPOINT);
+            return s;
+        }
+        return completeCreate(se, cc, ctx, out);
+    }
+
+    @Override
+    public int createConnector(CreateCompletion cc, Object ctx, Ref<NdkConnector> out) {
+        if (!reserve(NdkObjectType.CONNECTOR)) {
+            return NtStatus.STATUS_INSUFFICIENT_RESOURCES;
+        }
+        return completeCreate(new SoftConnector(this, null), cc, ctx, out);
+    }
+
+    @Override
+    public int createListener(ConnectEventCallback cb, Object cbCtx, CreateCompletion cc, Object ctx, Ref<NdkListener> out) {
+        if (!reserve(NdkObjectType.LISTENER)) {
+            return NtStatus.STATUS_INSUFFICIENT_RESOURCES;
+        }
+        return completeCreate(new SoftListener(this, cb, cbCtx), cc, ctx, out);
+    }
+
+    @Override
+    public int buildLam(Mdl mdl, long length, RequestCompletion rc, Object ctx, NdkLogicalAddressMapping lam, IntRef lamSize,
+            IntRef fbo) {
+        if (mdl == null || lam == null || length <= 0 || length > mdl.byteCount()) {
+            return NtStatus.STATUS_INVALID_PARAMETER;
+        }
+        if (!mdl.isVirtuallyContiguous(length)) {
+            return NtStatus.STATUS_INVALID_PARAMETER;
+        }
+        long va = mdl.virtualAddress();
+        int first = (int) (va & (PageMap.PAGE - 1));
+        long pagesL = (first + length + PageMap.PAGE - 1) / PageMap.PAGE;
+        if (pagesL > Integer.MAX_VALUE / 16) {
+            return NtStatus.STATUS_INSUFFICIENT_RESOURCES;
+        }
+        int pages = (int) pagesL;
+        int required = NdkLogicalAddressMapping.sizeFor(pages);
+        if (lam.capacityPages() < pages) {
+            if (lamSize != null) {
+                lamSize.value = required;
+            }
+            return NtStatus.STATUS_BUFFER_TOO_SMALL;
+        }
+        MemorySegment[] segs = mdl.segments().toArray(new MemorySegment[0]);
+        long[] logical = new long[pages];
+        long pageVa = va - first;
+        for (int i = 0; i < pages; i++, pageVa += PageMap.PAGE) {
+            long lo = Math.max(pageVa, va);
+            long hi = Math.min(pageVa + PageMap.PAGE, va + length);
+            // find the segment holding lo (contiguous chain: segments follow each other)
+            long segStart = va;
+            int si = 0;
+            while (si < segs.length - 1 && segStart + segs[si].byteSize() <= lo) {
+                segStart += segs[si].byteSize();
+                si++;
+            }
+            // a page may straddle two segments of the chain: map only the part in one segment
+            long segEnd = segStart + segs[si].byteSize();
+            long pieceHi = Math.min(hi, segEnd);
+            PageMap.Page p = new PageMap.Page(segs[si], lo - segStart, (int) (lo - pageVa), (int) (pieceHi - pageVa), lam);
+            long addr = pageMap.map(p);
+            if (addr < 0) {
+                for (int j = 0; j < i; j++) {
+                    pageMap.unmap(logical[j]);
+                }
+                return NtStatus.STATUS_INSUFFICIENT_RESOURCES;
+            }
+            logical[i] = addr;
+        }
+        lam.fill(this, logical, pages);
+        if (lamSize != null) {
+            lamSize.value = required;
+        }
+        if (fbo != null) {
+            fbo.value = first;
+        }
+        return completeRequest(NtStatus.STATUS_SUCCESS, rc, ctx);
+    }
+
+    @Override
+    public void releaseLam(NdkLogicalAddressMapping lam) {
+        if (lam == null || lam.adapterContext() != this) {
+            return;
+        }
+        for (long p : lam.adapterPages()) {
+            pageMap.unmap(p);
+        }
+        lam.clear();
+    }
+
+    @Override
+    public String transport() {
+        return transport.name();
+    }
+
+    @Override
+    public NdkCounters counters() {
+        long[] v = new long[counters.length()];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = counters.get(i);
+        }
+        return new NdkCounters(v);
+    }
+
+    /** Number of objects created under this adapter and not yet closed. */
+    public int liveObjects() {
+        return liveObjects.get();
+    }
+
+    @Override
+    public void close() {
+        if (dispatcher.onDispatcherThread()) {
+            throw new IllegalStateException("the adapter close blocks and must not be called from a callback");
+        }
+        long start = System.nanoTime();
+        long lastLog = start;
+        while (liveObjects.get() > 0) {
+            Thread.onSpinWait();
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            if (System.nanoTime() - lastLog > 5_000_000_000L) {
+                lastLog = System.nanoTime();
+                LOG.warning("adapter close waits for " + liveObjects.get() + " open object(s); close them first");
+            }
+        }
+        dispatcher.awaitQuiet(10_000);
+        closed = true;
+        transport.adapterClosed(this);
+        dispatcher.shutdown();
+    }
+
+    @Override
+    public String toString() {
+        return "SoftAdapter[" + transport.name() + " " + address.getHostAddress() + " #" + id + " v" + version + "]";
+    }
+}

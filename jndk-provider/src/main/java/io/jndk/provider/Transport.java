@@ -1,0 +1,149 @@
+package io.jndk.provider;
+
+import io.jndk.api.NtStatus;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Connection management shared by the adapters of one transport: the endpoint table (ND port = TCP port),
+ * listeners, 4-tuples in use, and the addresses adapters own. The loopback transport resolves connections
+ * inside the JVM; the data path of a connection is a {@link Link}.
+ */
+class Transport {
+    static final int EPHEMERAL_LOW = 49152, EPHEMERAL_HIGH = 65535;
+
+    /** The in-JVM loopback transport. */
+    static final Transport LOOPBACK = new Transport("loopback");
+
+    private final String name;
+    private final Map<InetSocketAddress, int[]> endpoints = new HashMap<>();
+    private final Map<InetSocketAddress, SoftListener> listeners = new HashMap<>();
+    private final Set<String> tuples = new HashSet<>();
+    private final Map<InetAddress, Integer> owners = new HashMap<>();
+    private int nextEphemeral = EPHEMERAL_LOW;
+
+    Transport(String name) {
+        this.name = name;
+    }
+
+    String name() {
+        return name;
+    }
+
+    synchronized void adapterOpened(SoftAdapter a) {
+        owners.merge(a.address(), 1, Integer::sum);
+    }
+
+    synchronized void adapterClosed(SoftAdapter a) {
+        owners.computeIfPresent(a.address(), (k, v) -> v == 1 ? null : v - 1);
+    }
+
+    synchronized boolean owned(InetAddress ip) {
+        return owners.containsKey(ip);
+    }
+
+    static boolean wildcard(InetAddress ip) {
+        return ip.isAnyLocalAddress();
+    }
+
+    /** True when {@code ip} may be bound by {@code a}: its own address or the wildcard. */
+    static boolean validLocal(SoftAdapter a, InetAddress ip) {
+        return wildcard(ip) || ip.equals(a.address());
+    }
+
+    /**
+     * Takes a reference on a local endpoint; port 0 picks an ephemeral port. {@code exclusive}: fail when
+     * the address:port is already held. Returns a status and the bound address in {@code out[0]}.
+     */
+    synchronized int bind(SoftAdapter a, InetSocketAddress want, boolean exclusive, InetSocketAddress[] out) {
+        InetAddress ip = want.getAddress();
+        if (ip == null || !validLocal(a, ip)) {
+            return NtStatus.STATUS_INVALID_ADDRESS;
+        }
+        if (want.getPort() == 0) {
+            for (int tries = 0; tries <= EPHEMERAL_HIGH - EPHEMERAL_LOW; tries++) {
+                int port = nextEphemeral;
+                nextEphemeral = nextEphemeral == EPHEMERAL_HIGH ? EPHEMERAL_LOW : nextEphemeral + 1;
+                InetSocketAddress cand = new InetSocketAddress(ip, port);
+                if (!inUse(cand)) {
+                    endpoints.put(cand, new int[] {1});
+                    out[0] = cand;
+                    return NtStatus.STATUS_SUCCESS;
+                }
+            }
+            return NtStatus.STATUS_TOO_MANY_ADDRESSES;
+        }
+        if (exclusive && inUse(want)) {
+            return NtStatus.STATUS_SHARING_VIOLATION;
+        }
+        endpoints.computeIfAbsent(want, k -> new int[1])[0]++;
+        out[0] = want;
+        return NtStatus.STATUS_SUCCESS;
+    }
+
+    private boolean inUse(InetSocketAddress addr) {
+        if (endpoints.containsKey(addr)) {
+            return true;
+        }
+        // a wildcard endpoint conflicts with every address on its port, and the other way round
+        for (InetSocketAddress e : endpoints.keySet()) {
+            if (e.getPort() == addr.getPort() && (wildcard(e.getAddress()) || wildcard(addr.getAddress()))
+                    && (e.getAddress() instanceof Inet4Address) == (addr.getAddress() instanceof Inet4Address)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Takes another reference on an endpoint already held. */
+    synchronized void retain(InetSocketAddress addr) {
+        endpoints.computeIfAbsent(addr, k -> new int[1])[0]++;
+    }
+
+    synchronized void release(InetSocketAddress addr) {
+        int[] n = endpoints.get(addr);
+        if (n != null && --n[0] <= 0) {
+            endpoints.remove(addr);
+        }
+    }
+
+    synchronized void listen(InetSocketAddress addr, SoftListener l) {
+        listeners.put(addr, l);
+    }
+
+    synchronized void unlisten(InetSocketAddress addr, SoftListener l) {
+        listeners.remove(addr, l);
+    }
+
+    /** The listener for a destination (exact address first, then the wildcard on that port). */
+    synchronized SoftListener findListener(InetSocketAddress dst) {
+        SoftListener l = listeners.get(dst);
+        if (l == null) {
+            InetAddress any;
+            try {
+                any = dst.getAddress() instanceof Inet4Address ? InetAddress.getByName("0.0.0.0")
+                        : InetAddress.getByName("::");
+            } catch (java.net.UnknownHostException e) {
+                return null;
+            }
+            l = listeners.get(new InetSocketAddress(any, dst.getPort()));
+            if (l != null && !l.adapter.address().equals(dst.getAddress())) {
+                l = null;
+            }
+        }
+        return l;
+    }
+
+    synchronized boolean addTuple(InetSocketAddress local, InetSocketAddress remote) {
+        return tuples.add(local + ">" + remote);
+    }
+
+    synchronized void removeTuple(InetSocketAddress local, InetSocketAddress remote) {
+        tuples.remove(local + ">" + remote);
+    }
+}
