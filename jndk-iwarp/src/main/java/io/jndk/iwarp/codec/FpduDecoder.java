@@ -226,6 +226,11 @@ public final class FpduDecoder {
                     if (trailerFill < trailerNeed) {
                         return FpduError.NONE;
                     }
+                    int pad = 0;
+                    for (int i = 0; i < padLength; i++) {
+                        pad = (pad << 8) | (trailerBytes[i] & 0xFF);
+                    }
+                    view.receivedPad(pad);
                     CrcVerdict verdict = CrcVerdict.NOT_CHECKED;
                     if (crcEnabled) {
                         crc.update(trailerBytes, 0, padLength);

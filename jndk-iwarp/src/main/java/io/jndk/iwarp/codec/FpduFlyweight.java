@@ -156,12 +156,47 @@ public final class FpduFlyweight {
      * @return total FPDU length
      */
     public int seal(boolean crcEnabled, CRC32C crc) {
-        int padIndex = padIndex();
-        for (int i = 0, n = padLength(ulpduLength()); i < n; i++) {
-            buffer.put(padIndex + i, (byte) 0);
-        }
+        pad(0);
+        return writeTrailer(crcEnabled, crc);
+    }
+
+    /**
+     * Writes the trailer over the octets as they are, pad included: the CRC-32C when
+     * {@code crcEnabled}, else four zeros.
+     *
+     * @param crcEnabled whether CRC was negotiated
+     * @param crc a reusable checksum object
+     * @return total FPDU length
+     */
+    public int writeTrailer(boolean crcEnabled, CRC32C crc) {
         crcField(crcEnabled ? computeCrc(crc) : 0);
         return frameLength();
+    }
+
+    /**
+     * @return the pad octets packed big-endian into the low {@code 8 * padLength} bits (0 when
+     *     there is no pad); senders must send zeros, receivers ignore the value
+     */
+    public int pad() {
+        int padIndex = padIndex();
+        int value = 0;
+        for (int i = 0, n = padLength(ulpduLength()); i < n; i++) {
+            value = (value << 8) | (buffer.get(padIndex + i) & 0xFF);
+        }
+        return value;
+    }
+
+    /**
+     * @param packed pad octets packed as {@link #pad()} returns them (0 for a compliant pad)
+     * @return this
+     */
+    public FpduFlyweight pad(int packed) {
+        int padIndex = padIndex();
+        int n = padLength(ulpduLength());
+        for (int i = 0; i < n; i++) {
+            buffer.put(padIndex + i, (byte) (packed >>> (8 * (n - 1 - i))));
+        }
+        return this;
     }
 
     /**

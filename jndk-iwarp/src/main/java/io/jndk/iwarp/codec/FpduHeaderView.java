@@ -18,6 +18,7 @@ public final class FpduHeaderView {
     private final TerminateFlyweight terminate = new TerminateFlyweight();
     private int headerLength;
     private RdmapOpcode opcode;
+    private int receivedPad;
 
     FpduHeaderView(ByteBuffer buffer) {
         this.buffer = buffer;
@@ -30,6 +31,7 @@ public final class FpduHeaderView {
     void set(RdmapOpcode opcode, int headerLength) {
         this.opcode = opcode;
         this.headerLength = headerLength;
+        this.receivedPad = 0;
         if (opcode == RdmapOpcode.TERMINATE) {
             int bodyOffset = FpduFlyweight.ULPDU_OFFSET + DdpUntaggedHeaderFlyweight.LENGTH;
             terminate.wrap(buffer, bodyOffset, headerLength - bodyOffset);
@@ -59,6 +61,23 @@ public final class FpduHeaderView {
     /** @return DDP payload octets that follow the header (0 for Read Request and Terminate) */
     public int payloadLength() {
         return FpduFlyweight.LENGTH_FIELD_LENGTH + ulpduLength() - headerLength;
+    }
+
+    void receivedPad(int packed) {
+        this.receivedPad = packed;
+    }
+
+    /** @return number of pad octets of this FPDU */
+    public int padLength() {
+        return FpduFlyweight.padLength(ulpduLength());
+    }
+
+    /**
+     * @return the pad octets as received, packed big-endian (see {@link FpduFlyweight#pad()});
+     *     valid in {@link FpduListener#onFrameEnd}. Linux siw does not always send zeros here.
+     */
+    public int receivedPad() {
+        return receivedPad;
     }
 
     /** @return the opcode */

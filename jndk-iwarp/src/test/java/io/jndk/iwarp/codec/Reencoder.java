@@ -30,6 +30,10 @@ final class Reencoder {
             default -> encoder.untagged(dst, 0, h.opcode(), h.last(), h.invalidateStag(), h.queueNumber(), h.msn(),
                 h.messageOffset(), p, 0, payload.length);
         };
+        if (h.receivedPad() != 0) {
+            // the encoder always zeroes the pad; reproduce a peer's non-zero pad to compare octet for octet
+            new FpduFlyweight().wrap(dst, 0).pad(h.receivedPad()).writeTrailer(crc, new java.util.zip.CRC32C());
+        }
         if (written != dst.capacity()) {
             throw new AssertionError("encoder wrote " + written + " octets, expected " + dst.capacity());
         }
