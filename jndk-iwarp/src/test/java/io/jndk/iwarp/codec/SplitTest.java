@@ -55,6 +55,26 @@ class SplitTest {
     }
 
     @Test
+    void directBuffersGiveTheSameResultAsHeapBuffers() {
+        byte[] stream = Decoding.concat(Vectors.TV1, Vectors.TV2, Vectors.TV5, Vectors.TV7, Vectors.TV8);
+        List<DecodedFrame> reference = Decoding.whole(stream, true).listener().contents();
+        for (int chunk = 1; chunk <= stream.length; chunk += 5) {
+            RecordingListener listener = new RecordingListener();
+            FpduDecoder decoder = new FpduDecoder(listener, true);
+            for (int from = 0; from < stream.length; from += chunk) {
+                int n = Math.min(chunk, stream.length - from);
+                java.nio.ByteBuffer direct = java.nio.ByteBuffer.allocateDirect(n + 8);
+                direct.position(4);
+                direct.put(stream, from, n);
+                direct.flip().position(4);
+                assertThat(decoder.feed(direct)).as("chunk %d", chunk).isEqualTo(FpduError.NONE);
+                assertThat(direct.hasRemaining()).isFalse();
+            }
+            assertThat(listener.contents()).as("chunk %d", chunk).isEqualTo(reference);
+        }
+    }
+
+    @Test
     void emptyChunksAreHarmless() {
         byte[] stream = Decoding.concat(Vectors.TV2, Vectors.TV6);
         Decoding.Result r = Decoding.split(stream, true, 0, 0, 5, 5, 5, 40, 40, stream.length, stream.length);
