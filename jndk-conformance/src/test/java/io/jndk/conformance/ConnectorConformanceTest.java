@@ -591,6 +591,26 @@ class ConnectorConformanceTest {
         assertThat(order[0]).as("connect completion first").isLessThan(order[1]);
     }
 
+    @Test
+    void closingAConnectorWithAPendingAcceptCancelsItBeforeTheCloseCompletesAndAbortsThePeer() {
+        NdkAdapter a = w.adapter();
+        Peer pa = Conn.peer(w, a, "qpA");
+        Peer pb = Conn.peer(w, a, "qpB");
+        Listening l = Conn.listen(w, a);
+        NdkConnector ac = Conn.connector(w, a);
+        CompletableFuture<Integer> connect = Conn.connect(ac, pa.qp, l.address, 1, 1, null);
+        NdkConnector pc = l.next();
+        CompletableFuture<Integer> accept = Conn.accept(pc, pb.qp, 1, 1, null, null);
+        assertThat(Kit.await(connect)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(accept).as("accept waits for CompleteConnect").isNotDone();
+        CompletableFuture<Void> close = Kit.startClose(pc);
+        w.untrack(pc);
+        Kit.await(close);
+        assertThat(accept).as("accept completed before the close").isDone();
+        assertThat(NtStatus.describe(accept.join())).isEqualTo(NtStatus.describe(NtStatus.STATUS_CANCELLED));
+        assertThat(NtStatus.describe(Conn.completeConnect(ac, null))).isEqualTo(NtStatus.describe(NtStatus.STATUS_CONNECTION_ABORTED));
+    }
+
     private final class ExFixture {
         final NdkAdapter adapter = w.adapter();
         final Peer a = Conn.peer(w, adapter, "qpA");

@@ -237,4 +237,53 @@ class ListenerConformanceTest {
         Kit.await(close);
         assertThat(listen(again, l.address)).as("address free once everything closed").isEqualTo(NtStatus.STATUS_SUCCESS);
     }
+
+    @Test
+    void requestsNotYetIndicatedWhenTheCloseStartsAreRefusedAndDoNotHoldTheClose() {
+        NdkAdapter a = w.adapter();
+        NdkAdapter b = w.adapter();
+        Peer p1 = Conn.peer(w, a, "q1");
+        Peer p2 = Conn.peer(w, a, "q2");
+        // The first connect event parks on a gate so that the second request is admitted but not yet indicated
+        // when the close starts (a provider with parallel callbacks simply indicates it earlier).
+        java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean entered = new java.util.concurrent.atomic.AtomicBoolean();
+        ConcurrentLinkedQueue<NdkConnector> incoming = new ConcurrentLinkedQueue<>();
+        NdkListener l = w.track(Kit.<NdkListener>create((cc, c, o) -> b.createListener((ctx, conn) -> {
+            incoming.add(w.track(conn));
+            if (entered.compareAndSet(false, true)) {
+                try {
+                    gate.await(Kit.WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }, null, cc, c, o)));
+        assertThat(listen(l, Conn.local(0))).isEqualTo(NtStatus.STATUS_SUCCESS);
+        Ref<InetSocketAddress> bound = new Ref<>();
+        assertThat(l.getLocalAddress(bound, new IntRef(16))).isEqualTo(NtStatus.STATUS_SUCCESS);
+        CompletableFuture<Integer> c1 = Conn.connect(Conn.connector(w, a), p1.qp, bound.get(), 1, 1, null);
+        Kit.awaitTrue("first connect event entered", entered::get);
+        CompletableFuture<Integer> c2 = Conn.connect(Conn.connector(w, a), p2.qp, bound.get(), 1, 1, null);
+        CompletableFuture<Void> close = Kit.startClose(l);
+        w.untrack(l);
+        gate.countDown();
+        Kit.awaitTrue("first connector delivered", () -> !incoming.isEmpty());
+        NdkConnector first = incoming.poll();
+        assertThat(first.reject(null)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(name(Kit.await(c1))).isEqualTo(name(NtStatus.STATUS_CONNECTION_REFUSED));
+        int second = Kit.await(c2);
+        if (incoming.isEmpty()) {
+            assertThat(name(second)).as("request not indicated before the close").isEqualTo(name(NtStatus.STATUS_CONNECTION_REFUSED));
+        } else {
+            NdkConnector other = incoming.poll();
+            assertThat(other.reject(null)).isEqualTo(NtStatus.STATUS_SUCCESS);
+            Kit.close(other);
+            w.untrack(other);
+        }
+        Kit.close(first);
+        w.untrack(first);
+        // Every connector the consumer received is closed: the listener close must now complete.
+        Kit.await(close);
+    }
 }
