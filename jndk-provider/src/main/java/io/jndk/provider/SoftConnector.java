@@ -38,7 +38,8 @@ final class SoftConnector extends SoftObject implements NdkConnector {
     private int reqIrd, reqOrd, effIrd, effOrd;
     private RequestCompletion pendingRc;
     private Object pendingCtx;
-    private int pendingRequests;
+    /** Written under this; read without it by the close check, which runs under the lifetime lock. */
+    private volatile int pendingRequests;
     private DisconnectEventCallback disconnectCb;
     private DisconnectEventCallbackEx disconnectCbEx;
     private Object disconnectCtx;
@@ -112,9 +113,9 @@ final class SoftConnector extends SoftObject implements NdkConnector {
 
     @Override
     boolean extraCloseConditionMet() {
-        synchronized (this) {
-            return pendingRequests == 0;
-        }
+        // Called under the lifetime lock: taking this connector's monitor here would invert the lock order
+        // of paths that hold the monitor and ask isOpen() (deadlock between a close and a disconnect event).
+        return pendingRequests == 0;
     }
 
     private void cancelTimer() {

@@ -87,7 +87,10 @@ final class SoftListener extends SoftObject implements NdkListener {
                 if (isOpen() && callback != null) {
                     callback.onConnectRequest(callbackContext, c);
                 } else {
+                    // Admitted before the close started but never indicated: refuse it and close the connector
+                    // here, since the consumer never sees it (it would otherwise hold the listener close forever).
                     c.reject(null);
+                    c.close(null, null);
                 }
             } finally {
                 exitCallback();
