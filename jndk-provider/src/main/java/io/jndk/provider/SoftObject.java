@@ -161,6 +161,7 @@ abstract class SoftObject implements NdkClosable {
         }
         if (inline) {
             onClosed();
+            adapter.releaseSlot(this);
             releaseAntecedents();
             return NtStatus.STATUS_SUCCESS;
         }
@@ -176,6 +177,7 @@ abstract class SoftObject implements NdkClosable {
             life = Life.CLOSED;
         }
         onClosed();
+        adapter.releaseSlot(this);
         CloseCompletion cc = closeCompletion;
         Object ctx = closeContext;
         adapter.dispatcher().run(() -> {
@@ -198,7 +200,7 @@ abstract class SoftObject implements NdkClosable {
         for (SoftObject a : list) {
             a.releaseSuccessor();
         }
-        adapter.childClosed(this);
+        adapter.childGone(this);
     }
 
     /** Side effects of starting a close (flushes, cancellations, refusing new connections). */
