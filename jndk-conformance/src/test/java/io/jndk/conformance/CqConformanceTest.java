@@ -501,6 +501,30 @@ class CqConformanceTest {
         notes.await(1);
     }
 
+    @Test
+    void moderationTurnedOffReleasesANotificationHeldByTheCount() {
+        NdkCq cq = cq(16);
+        NdkQp qp = flushedQp(cq, 16);
+        assertThat(cq.controlCqInterruptModeration(0xFFFFFFFF, 8)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        cq.armCq(NdkCqNotifyType.ANY);
+        cancelOne(qp, "held");
+        // the newest settings win and take effect "not indefinitely" later: the held notification must come
+        assertThat(cq.controlCqInterruptModeration(0, 0)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        notes.await(1);
+    }
+
+    @Test
+    void moderationWithMaxCountIsGovernedByTheInterval() {
+        NdkCq cq = cq(16);
+        NdkQp qp = flushedQp(cq, 16);
+        // count MAXULONG: only the interval (here 1 ms) governs, so the notification arrives without more completions
+        assertThat(cq.controlCqInterruptModeration(1000, 0xFFFFFFFF)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        cq.armCq(NdkCqNotifyType.ANY);
+        cancelOne(qp, "timed");
+        notes.await(1);
+        assertThat(notes.count()).isEqualTo(1);
+    }
+
     // ---- NdkCloseCq ---------------------------------------------------------------------------
 
     @Test
