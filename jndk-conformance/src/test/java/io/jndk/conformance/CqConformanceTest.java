@@ -66,7 +66,9 @@ class CqConformanceTest {
         pd = w.pd(a);
     }
 
+    /** A class-level timeout does not cover lifecycle methods; the world close blocks while objects leak. */
     @AfterEach
+    @Timeout(60)
     void tearDown() {
         w.close();
     }

@@ -62,7 +62,9 @@ class QpConformanceTest {
         w = new World(mode);
     }
 
+    /** A class-level timeout does not cover lifecycle methods; the world close blocks while objects leak. */
     @AfterEach
+    @Timeout(60)
     void tearDown() {
         w.close();
     }

@@ -55,7 +55,9 @@ class SrqConformanceTest {
         pd = w.pd(b);
     }
 
+    /** A class-level timeout does not cover lifecycle methods; the world close blocks while objects leak. */
     @AfterEach
+    @Timeout(60)
     void tearDown() {
         w.close();
     }
