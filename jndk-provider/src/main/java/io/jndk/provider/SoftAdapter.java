@@ -168,8 +168,16 @@ public final class SoftAdapter implements NdkAdapter {
         liveObjects.decrementAndGet();
     }
 
-    void childClosed(SoftObject o) {
+    /**
+     * Frees the per-type slot of a closed object. Called before its close completion runs, so that a consumer
+     * that learns of the close can create a replacement under a {@code limit.<type>} cap.
+     */
+    void releaseSlot(SoftObject o) {
         perType.get(o.objectType()).decrementAndGet();
+    }
+
+    /** The object's last callback has returned: the adapter close no longer waits for it. */
+    void childGone(SoftObject o) {
         liveObjects.decrementAndGet();
     }
 

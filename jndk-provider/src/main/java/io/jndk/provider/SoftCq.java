@@ -114,7 +114,8 @@ final class SoftCq extends SoftObject implements NdkCq {
 
     /** Under the lock: fires an owed notification now, or after moderation. */
     private void moderate() {
-        boolean moderated = moderationInterval != 0 && moderationCount > 1;
+        // ModerationCount is a ULONG: MAXULONG (-1 here) means "only the interval governs"
+        boolean moderated = moderationInterval != 0 && Integer.compareUnsigned(moderationCount, 1) > 0;
         if (!moderated) {
             fireOwed();
             return;
@@ -281,6 +282,15 @@ final class SoftCq extends SoftObject implements NdkCq {
             }
             moderationInterval = interval;
             moderationCount = cnt;
+            if (notificationOwed) {
+                // the newest settings win: re-evaluate a notification held by the previous settings
+                if (moderationTimer != null) {
+                    adapter.dispatcher().cancel(moderationTimer);
+                    moderationTimer = null;
+                }
+                moderationAccumulated = Math.max(0, moderationAccumulated - 1);
+                moderate();
+            }
         }
         return NtStatus.STATUS_SUCCESS;
     }

@@ -86,10 +86,11 @@ abstract class SoftObject implements NdkClosable {
     }
 
     private void releaseSuccessor() {
+        boolean extra = extraCloseConditionMet();
         boolean finish;
         synchronized (lifeLock) {
             successors--;
-            finish = readyToFinish();
+            finish = readyToFinish(extra);
         }
         if (finish) {
             finishClose();
@@ -108,30 +109,41 @@ abstract class SoftObject implements NdkClosable {
     }
 
     final void exitCallback() {
+        boolean extra = extraCloseConditionMet();
         boolean finish;
         synchronized (lifeLock) {
             busy--;
-            finish = readyToFinish();
+            finish = readyToFinish(extra);
         }
         if (finish) {
             finishClose();
         }
     }
 
-    private boolean readyToFinish() {
-        return life == Life.CLOSING && successors == 0 && busy == 0 && closePended && extraCloseConditionMet();
+    /**
+     * Under {@link #lifeLock}. {@code extra} is {@link #extraCloseConditionMet()} evaluated <em>before</em> taking
+     * the lock: subclasses answer it under their own locks, and taking those inside {@code lifeLock} would invert
+     * the order used by their callback paths (deadlock). Whoever makes the extra condition true calls
+     * {@link #recheckClose()} afterwards, so a stale {@code false} is never final.
+     */
+    private boolean readyToFinish(boolean extra) {
+        return life == Life.CLOSING && successors == 0 && busy == 0 && closePended && extra;
     }
 
-    /** Subclasses may hold the close open longer (e.g. pending requests being cancelled). */
+    /**
+     * Subclasses may hold the close open longer (e.g. pending requests being cancelled). Never called under
+     * {@link #lifeLock}; once true it must stay true.
+     */
     boolean extraCloseConditionMet() {
         return true;
     }
 
     /** Re-evaluates whether a pending close can now complete. */
     final void recheckClose() {
+        boolean extra = extraCloseConditionMet();
         boolean finish;
         synchronized (lifeLock) {
-            finish = readyToFinish();
+            finish = readyToFinish(extra);
         }
         if (finish) {
             finishClose();
@@ -150,9 +162,10 @@ abstract class SoftObject implements NdkClosable {
             closeContext = requestContext;
         }
         onClose();
+        boolean extra = extraCloseConditionMet();
         boolean inline;
         synchronized (lifeLock) {
-            inline = successors == 0 && busy == 0 && extraCloseConditionMet() && !adapter.pendAlways();
+            inline = successors == 0 && busy == 0 && extra && !adapter.pendAlways();
             if (inline) {
                 life = Life.CLOSED;
             } else {
@@ -161,6 +174,7 @@ abstract class SoftObject implements NdkClosable {
         }
         if (inline) {
             onClosed();
+            adapter.releaseSlot(this);
             releaseAntecedents();
             return NtStatus.STATUS_SUCCESS;
         }
@@ -176,6 +190,7 @@ abstract class SoftObject implements NdkClosable {
             life = Life.CLOSED;
         }
         onClosed();
+        adapter.releaseSlot(this);
         CloseCompletion cc = closeCompletion;
         Object ctx = closeContext;
         adapter.dispatcher().run(() -> {
@@ -198,7 +213,7 @@ abstract class SoftObject implements NdkClosable {
         for (SoftObject a : list) {
             a.releaseSuccessor();
         }
-        adapter.childClosed(this);
+        adapter.childGone(this);
     }
 
     /** Side effects of starting a close (flushes, cancellations, refusing new connections). */
