@@ -19,6 +19,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The passive side of MPA connection setup: a TCP listener (SO_REUSEADDR) whose accept loop runs on
@@ -42,6 +43,8 @@ public final class MpaListener implements AutoCloseable {
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(5);
     /** Default TCP backlog. */
     public static final int DEFAULT_BACKLOG = 128;
+    /** Pause after a failed accept (out of file descriptors, say) before trying again. */
+    private static final long ACCEPT_RETRY_NANOS = 10_000_000L;
     /** Reject reason sent for M = 1. */
     static final String REASON_MARKERS = "MPA markers not supported";
     /** Reject reason sent for a malformed enhanced Request. */
@@ -171,7 +174,8 @@ public final class MpaListener implements AutoCloseable {
                 if (!open || !server.isOpen()) {
                     return;
                 }
-                continue; // e.g. EMFILE: keep listening
+                LockSupport.parkNanos(ACCEPT_RETRY_NANOS); // e.g. EMFILE: keep listening, without spinning
+                continue;
             }
             accepted.incrementAndGet();
             inSetup.add(channel);
