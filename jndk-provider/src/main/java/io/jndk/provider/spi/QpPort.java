@@ -1,0 +1,70 @@
+package io.jndk.provider.spi;
+
+/**
+ * The verbs engine's side of one connected QP, as a wire transport sees it. The transport owns the wire state
+ * (MSNs, outstanding reads, inbound read queue); the provider owns queues, completions, memory and every
+ * access check. All methods are non-blocking and may be called from the transport's threads; TX methods from
+ * one thread at a time, RX methods from one thread at a time.
+ */
+public interface QpPort {
+    /** Outcome of {@link #nextRequest}. */
+    int NONE = 0, READY = 1, FENCED = 2, FAILED = 3;
+
+    // ---- transmit side ------------------------------------------------------------------------
+
+    /**
+     * Takes the next initiator request in posting order. Local operations (bind, fast-register, invalidate)
+     * are executed by the provider inside this call and never returned.
+     *
+     * @param readsOutstanding reads sent and not yet answered (for READ_FENCE)
+     * @return {@link #READY} (filled {@code out}), {@link #NONE}, {@link #FENCED} (the next request waits for
+     *     outstanding reads), or {@link #FAILED}: a local error was completed and the QP is in error; the
+     *     transport must abort the connection
+     */
+    int nextRequest(WireRequest out, int readsOutstanding);
+
+    /** A write or send left completely: it completes (in posting order). A read is now outstanding. */
+    void sent(WireRequest request);
+
+    /** A read's response was placed completely: the read completes with its length. */
+    void readDone(WireRequest request);
+
+    // ---- receive side -------------------------------------------------------------------------
+
+    /** Checks an inbound RDMA Write segment; returns 0 and the target, or a Terminate code ({@code io.jndk.provider.Term}). */
+    int writeTarget(int stag, long to, long length, BufferCursor[] out);
+
+    /** Checks the source of an inbound RDMA Read Request; returns 0 and the source, or a Terminate code. */
+    int readSource(int stag, long to, long length, BufferCursor[] out);
+
+    /** Inbound read limit negotiated for this QP. */
+    int inboundReadLimit();
+
+    /** Outbound read limit negotiated for this QP. */
+    int outboundReadLimit();
+
+    /** A Send's first segment: takes the next posted receive; returns 0 and its buffer, or a Terminate code. */
+    int beginReceive(BufferCursor[] out);
+
+    /**
+     * The Send's last segment arrived: invalidates (when asked) and completes the receive.
+     *
+     * @return 0, or a Terminate code when the token cannot be invalidated (the receive then completes in error)
+     */
+    int endReceive(long bytes, boolean solicited, boolean invalidate, int invalidateToken);
+
+    /** The Send overflowed the receive, or placement failed: completes the receive with {@code status}. */
+    void failReceive(int status, int term);
+
+    // ---- connection events --------------------------------------------------------------------
+
+    /**
+     * The connection failed: {@code term} is the Terminate sent ({@code sent}) or received, 0 for a TCP-level
+     * failure; {@code reason} a {@code DisconnectReason}. The QP goes to error, outstanding requests flush
+     * (the oldest unfinished request carries {@code status}), the disconnect event is indicated.
+     */
+    void failed(int status, int term, boolean sent, int reason);
+
+    /** The peer closed gracefully (the disconnect event; no flush). */
+    void peerClosed();
+}
