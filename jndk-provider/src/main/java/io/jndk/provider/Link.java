@@ -14,6 +14,9 @@ interface Link {
     /** Fatal error detected at {@code from}: a Terminate with {@code term} (or a reset), both sides to error. */
     void abort(SoftQp from, int term);
 
+    /** Abortive close (TCP reset) by {@code from}'s consumer: the peer sees a reset. */
+    void reset(SoftQp from);
+
     /** True while data can flow. */
     boolean up();
 }

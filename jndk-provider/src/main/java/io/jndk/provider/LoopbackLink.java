@@ -79,9 +79,9 @@ final class LoopbackLink implements Link {
             case NdkOperationType.WRITE -> write(qp, peer, w, s);
             case NdkOperationType.READ -> read(qp, peer, w, s);
             case NdkOperationType.SEND, NdkOperationType.SEND | 0x8000 -> send(qp, peer, w, s);
-            case NdkOperationType.BIND -> bind(qp, w);
-            case NdkOperationType.FAST_REGISTER -> fastRegister(qp, w);
-            case NdkOperationType.INVALIDATE -> invalidate(qp, w);
+            case NdkOperationType.BIND -> local(qp, w, LocalOps.bind(qp, w));
+            case NdkOperationType.FAST_REGISTER -> local(qp, w, LocalOps.fastRegister(qp, w));
+            case NdkOperationType.INVALIDATE -> local(qp, w, LocalOps.invalidate(qp, w));
             default -> localError(qp, w, NtStatus.STATUS_INVALID_DEVICE_REQUEST);
         }
     }
@@ -114,7 +114,7 @@ final class LoopbackLink implements Link {
                 qp.adapter.count(NdkCounter.ACCESS_ERRORS);
                 return -1;
             }
-            if (!t[i].logical && !t[i].region.backed(t[i].offset, l, new Chunk())) {
+            if (!t[i].logical && !t[i].region.backed(t[i].offset, l, t[i].chunk)) {
                 return -1;
             }
             total += l;
@@ -183,7 +183,7 @@ final class LoopbackLink implements Link {
                     peer.pd, t);
             if (r != TokenTable.OK) {
                 peer.adapter.count(NdkCounter.ACCESS_ERRORS);
-                remoteError(qp, peer, w, ddpTagged(r));
+                remoteError(qp, peer, w, LocalOps.ddpTagged(r));
                 return;
             }
             s.dstLen[0] = total;
@@ -218,7 +218,7 @@ final class LoopbackLink implements Link {
                     peer.pd, t);
             if (r != TokenTable.OK) {
                 peer.adapter.count(NdkCounter.ACCESS_ERRORS);
-                remoteError(qp, peer, w, rdmapProtection(r));
+                remoteError(qp, peer, w, LocalOps.rdmapProtection(r));
                 return;
             }
             s.srcLen[0] = total;
@@ -227,13 +227,7 @@ final class LoopbackLink implements Link {
                 return;
             }
         }
-        if ((w.flags & NdkOpFlags.RDMA_READ_LOCAL_INVALIDATE) != 0 && qp.readLocalInvalidate() && w.nSge > 0) {
-            TokenTable.Entry e = qp.adapter.tokens().lookup(w.token[0]);
-            if (e != null && e.pd == qp.pd && e.kind == TokenTable.KIND_FRMR) {
-                e.binding = null;
-                qp.adapter.count(NdkCounter.INVALIDATIONS);
-            }
-        }
+        LocalOps.readLocalInvalidate(qp, w);
         qp.adapter.count(NdkCounter.BYTES_IN, total);
         peer.adapter.count(NdkCounter.BYTES_OUT, total);
         qp.completeInitiator(w, NtStatus.STATUS_SUCCESS, (int) total, 0);
@@ -297,21 +291,12 @@ final class LoopbackLink implements Link {
         int type = NdkOperationType.RECEIVE;
         long invalidated = 0;
         if (w.op == (NdkOperationType.SEND | 0x8000)) {
-            TokenTable.Entry e = peer.adapter.tokens().lookup(w.remoteToken);
-            TokenTable.Binding bnd = e == null ? null : e.binding;
-            if (e == null || e.pd != peer.pd || (e.kind != TokenTable.KIND_FRMR && e.kind != TokenTable.KIND_MW)
-                    || bnd == null || bnd.key() != (w.remoteToken & 0xFF)) {
-                peer.completeReceive(rctx, NtStatus.STATUS_ACCESS_VIOLATION, 0, NdkOperationType.RECEIVE,
-                        Term.RDMAP_INVALID_STAG, 0, solicited);
-                remoteError(qp, peer, w, Term.RDMAP_INVALID_STAG);
+            int term = LocalOps.remoteInvalidate(peer, w.remoteToken);
+            if (term != 0) {
+                peer.completeReceive(rctx, NtStatus.STATUS_ACCESS_VIOLATION, 0, NdkOperationType.RECEIVE, term, 0, solicited);
+                remoteError(qp, peer, w, term);
                 return;
             }
-            if (e.kind == TokenTable.KIND_MW) {
-                ((SoftMw) e.owner).unbind();
-            } else {
-                e.binding = null;
-            }
-            peer.adapter.count(NdkCounter.INVALIDATIONS);
             type = NdkOperationType.RECEIVE_AND_INVALIDATE;
             invalidated = Integer.toUnsignedLong(w.remoteToken);
         }
@@ -321,84 +306,15 @@ final class LoopbackLink implements Link {
         qp.completeInitiator(w, NtStatus.STATUS_SUCCESS, 0, 0);
     }
 
-    private void bind(SoftQp qp, WorkRequest w) {
-        SoftMr mr = w.mr;
-        SoftMw mw = w.mw;
-        TokenTable.Binding mb = mr.entry.binding;
-        if (mb == null || !mw.isOpen()) {
-            localError(qp, w, NtStatus.STATUS_INVALID_DEVICE_REQUEST);
-            return;
+    private void local(SoftQp qp, WorkRequest w, int status) {
+        if (status == NtStatus.STATUS_SUCCESS) {
+            qp.completeInitiator(w, NtStatus.STATUS_SUCCESS, 0, 0);
+        } else {
+            localError(qp, w, status);
         }
-        long off = w.va - mb.baseVa();
-        if (off < 0 || off > mb.length() || w.length > mb.length() - off) {
-            localError(qp, w, NtStatus.STATUS_INVALID_DEVICE_REQUEST);
-            return;
-        }
-        int rights = (NdkOpFlags.remoteRead(w.flags) ? TokenTable.RIGHT_REMOTE_READ : 0)
-                | (NdkOpFlags.remoteWrite(w.flags) ? TokenTable.RIGHT_REMOTE_WRITE : 0);
-        mw.bindTo(mr, new TokenTable.Binding(w.newKey, w.va, w.length, rights, Region.slice(mb.region(), off, w.length)));
-        qp.adapter.count(NdkCounter.BINDS);
-        qp.completeInitiator(w, NtStatus.STATUS_SUCCESS, 0, 0);
-    }
-
-    private void fastRegister(SoftQp qp, WorkRequest w) {
-        SoftMr mr = w.mr;
-        if (mr.entry.binding != null || !mr.isOpen()) {
-            localError(qp, w, NtStatus.STATUS_INVALID_DEVICE_REQUEST);
-            return;
-        }
-        PageMap.Page[] pages = new PageMap.Page[w.pages.length];
-        for (int i = 0; i < pages.length; i++) {
-            pages[i] = qp.adapter.pageMap().page(w.pages[i]);
-            if (pages[i] == null) {
-                localError(qp, w, NtStatus.STATUS_ACCESS_VIOLATION);
-                return;
-            }
-        }
-        int rights = (NdkOpFlags.localWrite(w.flags) ? TokenTable.RIGHT_LOCAL_WRITE : 0)
-                | (NdkOpFlags.remoteRead(w.flags) ? TokenTable.RIGHT_REMOTE_READ : 0)
-                | (NdkOpFlags.remoteWrite(w.flags) ? TokenTable.RIGHT_REMOTE_WRITE : 0);
-        mr.entry.binding = new TokenTable.Binding(w.newKey, w.va, w.length, rights, PageMap.region(pages, w.fbo, w.length));
-        qp.adapter.count(NdkCounter.FAST_REGISTERS);
-        qp.completeInitiator(w, NtStatus.STATUS_SUCCESS, 0, 0);
-    }
-
-    private void invalidate(SoftQp qp, WorkRequest w) {
-        if (w.target instanceof SoftMw mw) {
-            if (mw.entry.binding == null) {
-                localError(qp, w, NtStatus.STATUS_INVALID_DEVICE_REQUEST);
-                return;
-            }
-            mw.unbind();
-        } else if (w.target instanceof SoftMr mr) {
-            if (mr.entry.binding == null) {
-                localError(qp, w, NtStatus.STATUS_INVALID_DEVICE_REQUEST);
-                return;
-            }
-            mr.entry.binding = null;
-        }
-        qp.adapter.count(NdkCounter.INVALIDATIONS);
-        qp.completeInitiator(w, NtStatus.STATUS_SUCCESS, 0, 0);
     }
 
     // ---- errors -------------------------------------------------------------------------------
-
-    private static int ddpTagged(int r) {
-        return switch (r) {
-            case TokenTable.BASE_BOUNDS -> Term.DDP_TAGGED_BASE_BOUNDS;
-            case TokenTable.NOT_ASSOCIATED -> Term.DDP_TAGGED_NOT_ASSOCIATED;
-            default -> Term.DDP_TAGGED_INVALID_STAG; // siw reports access-right violations as invalid STag
-        };
-    }
-
-    private static int rdmapProtection(int r) {
-        return switch (r) {
-            case TokenTable.BASE_BOUNDS -> Term.RDMAP_BASE_BOUNDS;
-            case TokenTable.ACCESS -> Term.RDMAP_ACCESS_RIGHTS;
-            case TokenTable.NOT_ASSOCIATED -> Term.RDMAP_STAG_NOT_ASSOCIATED;
-            default -> Term.RDMAP_INVALID_STAG;
-        };
-    }
 
     /** A local error completes the request with {@code status}; the QP goes to error and the connection is aborted. */
     private void localError(SoftQp qp, WorkRequest w, int status) {
@@ -454,8 +370,8 @@ final class LoopbackLink implements Link {
         });
     }
 
-    /** Abortive close (TCP reset) by {@code from}'s consumer: the peer sees a reset. */
-    void reset(SoftQp from) {
+    @Override
+    public void reset(SoftQp from) {
         if (!up) {
             from.flushAll();
             return;

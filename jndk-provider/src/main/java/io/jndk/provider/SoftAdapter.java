@@ -58,8 +58,11 @@ public final class SoftAdapter implements NdkAdapter {
     private final int id = IDS.incrementAndGet();
     private volatile boolean closed;
 
-    SoftAdapter(NdkVersion version, NdkOpenParameters p, Transport transport) {
+    private final io.jndk.provider.spi.WireTransport wire;
+
+    SoftAdapter(NdkVersion version, NdkOpenParameters p, Transport transport, io.jndk.provider.spi.WireTransport wire) {
         this.version = version;
+        this.wire = wire;
         this.options = p.options();
         this.address = p.address() != null ? p.address() : InetAddress.getLoopbackAddress();
         this.transport = transport;
@@ -120,6 +123,16 @@ public final class SoftAdapter implements NdkAdapter {
 
     InetAddress address() {
         return address;
+    }
+
+    /** The wire transport under this adapter, or null for the in-JVM loopback. */
+    io.jndk.provider.spi.WireTransport wire() {
+        return wire;
+    }
+
+    /** An adapter option's value. */
+    String option(String key, String def) {
+        return options.getOrDefault(key, def);
     }
 
     Transport transportImpl() {
@@ -418,6 +431,9 @@ public final class SoftAdapter implements NdkAdapter {
         dispatcher.awaitQuiet(10_000);
         closed = true;
         transport.adapterClosed(this);
+        if (wire != null) {
+            wire.shutdown();
+        }
         dispatcher.shutdown();
     }
 

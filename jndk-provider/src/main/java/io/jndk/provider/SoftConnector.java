@@ -16,6 +16,12 @@ import java.net.Inet4Address;
 import java.net.InetSocketAddress;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import io.jndk.provider.spi.ActiveHandler;
+import io.jndk.provider.spi.ConnectRequest;
+import io.jndk.provider.spi.IncomingRequest;
+import io.jndk.provider.spi.PassiveHandler;
+import io.jndk.provider.spi.WireConnection;
+import io.jndk.provider.spi.WireTransport;
 
 /**
  * A connector: the connection state machine of one QP, active or passive. Over the loopback transport the
@@ -45,7 +51,11 @@ final class SoftConnector extends SoftObject implements NdkConnector {
     private Object disconnectCtx;
     private boolean disconnectIndicated;
     private ScheduledFuture<?> timer;
-    private LoopbackLink link;
+    private Link link;
+    /** Wire transports: the connection after the reply (active) or once established (passive). */
+    private WireConnection wireConn;
+    /** Wire transports: the request a passive connector stands for. */
+    private IncomingRequest incoming;
 
     SoftConnector(SoftAdapter adapter, SoftListener listener) {
         super(adapter, NdkObjectType.CONNECTOR);
@@ -191,6 +201,26 @@ final class SoftConnector extends SoftObject implements NdkConnector {
             }
             local = bound;
             remote = dst;
+            if (adapter.wire() != null) {
+                if (se != null) {
+                    se.addSuccessor(this);
+                }
+                var winfo = adapter.infoInternal();
+                reqIrd = Math.min(ird, winfo.maxInboundReadLimit());
+                reqOrd = Math.min(ord, winfo.maxOutboundReadLimit());
+                qp = sq;
+                synchronized (sq.lock) {
+                    sq.connector = this;
+                    sq.state = SoftQp.State.CONNECTING;
+                }
+                sq.addSuccessor(this);
+                state = State.CONNECTING;
+                park(rc, ctx);
+                timer = adapter.dispatcher().schedule(() -> connectTimedOut(), timeout("connect.timeout.ms", 60_000),
+                        TimeUnit.MILLISECONDS);
+                target = null;
+                passive = null;
+            } else {
             target = t.findListener(dst);
             if (target == null || !target.admit()) {
                 int st = target == null && !t.owned(dst.getAddress()) ? NtStatus.STATUS_HOST_UNREACHABLE
@@ -232,6 +262,13 @@ final class SoftConnector extends SoftObject implements NdkConnector {
             park(rc, ctx);
             timer = adapter.dispatcher().schedule(() -> connectTimedOut(), timeout("connect.timeout.ms", 60_000),
                     TimeUnit.MILLISECONDS);
+            }
+        }
+        if (target == null) {
+            WireTransport wire = adapter.wire();
+            wire.connect(local, dst, se != null, new ConnectRequest(pd == null ? new byte[0] : pd.clone(), reqIrd, reqOrd,
+                    "true".equals(adapter.option("crc", "false")), timeout("connect.timeout.ms", 60_000)), activeHandler());
+            return NtStatus.STATUS_PENDING;
         }
         target.indicate(passive);
         return NtStatus.STATUS_PENDING;
@@ -250,6 +287,75 @@ final class SoftConnector extends SoftObject implements NdkConnector {
             p.peerGone();
         }
         completeParked(NtStatus.STATUS_IO_TIMEOUT);
+    }
+
+    /** Wire transports: the outcome of the active attempt. */
+    private ActiveHandler activeHandler() {
+        return new ActiveHandler() {
+            @Override
+            public void onReply(WireConnection c, InetSocketAddress l, byte[] pd, int peerIrd, int peerOrd) {
+                synchronized (SoftConnector.this) {
+                    if (state != State.CONNECTING) {
+                        c.reject();
+                        return;
+                    }
+                    cancelTimer();
+                    wireConn = c;
+                    peerPrivateData = pd == null ? new byte[0] : pd;
+                    effIrd = Math.min(reqIrd, peerOrd);
+                    effOrd = Math.min(reqOrd, peerIrd);
+                    state = State.REPLIED;
+                }
+                completeParked(NtStatus.STATUS_SUCCESS);
+            }
+
+            @Override
+            public void onRejected(byte[] pd) {
+                rejectedByPeer(pd == null ? new byte[0] : pd);
+            }
+
+            @Override
+            public void onFailed(int status) {
+                synchronized (SoftConnector.this) {
+                    if (state != State.CONNECTING) {
+                        return;
+                    }
+                    failActive(State.IDLE);
+                }
+                completeParked(status);
+            }
+        };
+    }
+
+    /** Wire transports: a passive connector for an incoming request of {@code l}. */
+    static SoftConnector incoming(SoftListener l, IncomingRequest r) {
+        SoftConnector c = new SoftConnector(l.adapter, l);
+        var info = l.adapter.infoInternal();
+        c.incoming = r;
+        c.local = r.local();
+        c.remote = r.remote();
+        c.peerPrivateData = r.privateData() == null ? new byte[0] : r.privateData().clone();
+        c.reqIrd = Math.min(r.outboundReadLimit(), info.maxInboundReadLimit());
+        c.reqOrd = Math.min(r.inboundReadLimit(), info.maxOutboundReadLimit());
+        c.ownsEndpoint = false;
+        return c;
+    }
+
+    /** Joins the QP to an established wire connection (under this). */
+    private SoftQp joinWire(WireConnection c) {
+        WireLink l = new WireLink(c);
+        link = l;
+        wireConn = c;
+        state = State.CONNECTED;
+        SoftQp q = qp;
+        q.effectiveIrd = effIrd;
+        q.effectiveOrd = effOrd;
+        synchronized (q.lock) {
+            q.link = l;
+            q.wasConnected = true;
+            q.state = SoftQp.State.CONNECTED;
+        }
+        return q;
     }
 
     /** Under this: a failed attempt leaves connector and QP reusable ({@code next} IDLE) or only closable. */
@@ -375,6 +481,16 @@ final class SoftConnector extends SoftObject implements NdkConnector {
             if (state != State.REPLIED) {
                 return NtStatus.STATUS_CONNECTION_INVALID;
             }
+            if (wireConn != null) {
+                disconnectCb = cb;
+                disconnectCbEx = cbx;
+                disconnectCtx = dctx;
+                WireConnection c = wireConn;
+                SoftQp q = joinWire(c);
+                adapter.count(NdkCounter.CONNECTIONS);
+                c.start(new WirePort(q));
+                return adapter.completeRequest(NtStatus.STATUS_SUCCESS, rc, ctx);
+            }
             p = peer;
             if (p == null) {
                 failActive(State.DEAD);
@@ -471,6 +587,26 @@ final class SoftConnector extends SoftObject implements NdkConnector {
                 sq.connector = this;
                 sq.state = SoftQp.State.CONNECTING;
             }
+            if (incoming != null) {
+                var winfo = adapter.infoInternal();
+                int myIrd = Math.min(ird, winfo.maxInboundReadLimit());
+                int myOrd = Math.min(ord, winfo.maxOutboundReadLimit());
+                effIrd = Math.min(myIrd, reqIrd);
+                effOrd = Math.min(myOrd, reqOrd);
+                qp = sq;
+                sq.addSuccessor(this);
+                disconnectCb = cb;
+                disconnectCbEx = cbx;
+                disconnectCtx = dctx;
+                listener.decided();
+                state = State.ACCEPTING;
+                park(rc, ctx);
+                IncomingRequest r = incoming;
+                WirePort port = new WirePort(sq);
+                byte[] mine = pd == null ? new byte[0] : pd.clone();
+                adapter.dispatcher().run(() -> r.accept(mine, myIrd, myOrd, port, passiveHandler()));
+                return NtStatus.STATUS_PENDING;
+            }
             active = peer;
             if (active == null) {
                 synchronized (sq.lock) {
@@ -502,6 +638,36 @@ final class SoftConnector extends SoftObject implements NdkConnector {
         return NtStatus.STATUS_PENDING;
     }
 
+    /** Wire transports: the outcome of an accepted request. */
+    private PassiveHandler passiveHandler() {
+        return new PassiveHandler() {
+            @Override
+            public void onEstablished(WireConnection c) {
+                synchronized (SoftConnector.this) {
+                    if (state != State.ACCEPTING) {
+                        c.reset();
+                        return;
+                    }
+                    cancelTimer();
+                    joinWire(c);
+                }
+                adapter.count(NdkCounter.CONNECTIONS);
+                completeParked(NtStatus.STATUS_SUCCESS);
+            }
+
+            @Override
+            public void onFailed(int status) {
+                synchronized (SoftConnector.this) {
+                    if (state != State.ACCEPTING) {
+                        return;
+                    }
+                    failPassive();
+                }
+                completeParked(status);
+            }
+        };
+    }
+
     private void acceptTimedOut() {
         SoftConnector a;
         synchronized (this) {
@@ -528,7 +694,19 @@ final class SoftConnector extends SoftObject implements NdkConnector {
         synchronized (this) {
             s = state;
             p = peer;
-            if (s == State.INCOMING) {
+            if (s == State.INCOMING && incoming != null) {
+                listener.decided();
+                state = State.REJECTED;
+                IncomingRequest r = incoming;
+                byte[] mine = pd == null ? new byte[0] : pd.clone();
+                adapter.dispatcher().run(() -> r.reject(mine));
+                return NtStatus.STATUS_SUCCESS;
+            } else if (s == State.REPLIED && wireConn != null) {
+                WireConnection c = wireConn;
+                failActive(State.REJECTED);
+                c.reject();
+                return NtStatus.STATUS_SUCCESS;
+            } else if (s == State.INCOMING) {
                 if (p == null) {
                     failPassive();
                     return NtStatus.STATUS_CONNECTION_ABORTED;
@@ -613,7 +791,7 @@ final class SoftConnector extends SoftObject implements NdkConnector {
 
     @Override
     public int disconnect(RequestCompletion rc, Object ctx) {
-        LoopbackLink l;
+        Link l;
         SoftQp q;
         synchronized (this) {
             if (state != State.CONNECTED && state != State.DISCONNECTED) {
@@ -666,7 +844,7 @@ final class SoftConnector extends SoftObject implements NdkConnector {
     void onClose() {
         State s;
         SoftConnector p;
-        LoopbackLink l;
+        Link l;
         SoftQp q;
         synchronized (this) {
             s = state;
@@ -677,17 +855,27 @@ final class SoftConnector extends SoftObject implements NdkConnector {
         }
         switch (s) {
             case INCOMING -> {
+                IncomingRequest r;
                 synchronized (this) {
                     listener.decided();
                     state = State.REJECTED;
+                    r = incoming;
+                }
+                if (r != null) {
+                    r.reject(new byte[0]);
                 }
                 if (p != null) {
                     p.rejectedByPeer(new byte[0]);
                 }
             }
             case CONNECTING, REPLIED -> {
+                WireConnection c;
                 synchronized (this) {
+                    c = s == State.REPLIED ? wireConn : null;
                     failActive(State.DEAD);
+                }
+                if (c != null) {
+                    c.reject();
                 }
                 if (p != null) {
                     p.peerGone();

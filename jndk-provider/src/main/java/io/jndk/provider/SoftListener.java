@@ -39,6 +39,14 @@ final class SoftListener extends SoftObject implements NdkListener {
                 return s;
             }
             bound = out[0];
+            if (adapter.wire() != null) {
+                int w = adapter.wire().listen(bound, this::onWireRequest);
+                if (w != NtStatus.STATUS_SUCCESS) {
+                    adapter.transportImpl().release(bound);
+                    bound = null;
+                    return w;
+                }
+            }
             adapter.transportImpl().listen(bound, this);
         }
         return adapter.completeRequest(NtStatus.STATUS_SUCCESS, rc, ctx);
@@ -77,6 +85,23 @@ final class SoftListener extends SoftObject implements NdkListener {
         }
     }
 
+    /** Wire transports: a connection request arrived on the listening address. */
+    private void onWireRequest(io.jndk.provider.spi.IncomingRequest r) {
+        if (!admit()) {
+            r.refuse();
+            return;
+        }
+        if (!adapter.reserve(NdkObjectType.CONNECTOR)) {
+            decided();
+            r.refuse();
+            return;
+        }
+        SoftConnector c = SoftConnector.incoming(this, r);
+        addSuccessor(c);
+        adapter.transportImpl().retain(bound);
+        indicate(c);
+    }
+
     /** Indicates a new passive connector to the consumer. */
     void indicate(SoftConnector c) {
         adapter.dispatcher().run(() -> {
@@ -103,6 +128,9 @@ final class SoftListener extends SoftObject implements NdkListener {
         InetSocketAddress b = bound;
         if (b != null) {
             adapter.transportImpl().unlisten(b, this);
+            if (adapter.wire() != null) {
+                adapter.wire().unlisten(b);
+            }
         }
     }
 

@@ -19,11 +19,20 @@ public final class SoftProviderFactory implements NdkProviderFactory {
 
     @Override
     public int openAdapter(NdkOpenParameters p, Ref<NdkAdapter> out) {
-        return open(p, Transport.LOOPBACK, out);
+        return open(p, Transport.LOOPBACK, null, out);
+    }
+
+    /**
+     * Opens an adapter whose connections run over {@code wire} (used by wire transports such as iWARP).
+     *
+     * @return an NDIS status
+     */
+    public static int open(NdkOpenParameters p, io.jndk.provider.spi.WireTransport wire, Ref<NdkAdapter> out) {
+        return open(p, Transport.named(wire.name()), wire, out);
     }
 
     /** Version negotiation (same major; run at the highest minor of that major) and adapter creation. */
-    static int open(NdkOpenParameters p, Transport transport, Ref<NdkAdapter> out) {
+    static int open(NdkOpenParameters p, Transport transport, io.jndk.provider.spi.WireTransport wire, Ref<NdkAdapter> out) {
         NdkVersion req = p.version() == null ? NdkVersion.V2_1 : p.version();
         NdkVersion run;
         if (req.major() == 1 && req.minor() <= 2) {
@@ -36,7 +45,7 @@ public final class SoftProviderFactory implements NdkProviderFactory {
         if ("false".equals(p.option("enabled", "true"))) {
             return NtStatus.NDIS_STATUS_ADAPTER_NOT_READY;
         }
-        SoftAdapter a = new SoftAdapter(run, p, transport);
+        SoftAdapter a = new SoftAdapter(run, p, transport, wire);
         transport.adapterOpened(a);
         out.set(a);
         return NtStatus.NDIS_STATUS_SUCCESS;

@@ -424,9 +424,16 @@ final class SoftQp extends SoftObject implements NdkQp {
             WorkRequest w;
             while ((w = sq.poll()) != null) {
                 if (w.op != 0) {
-                    completeInitiator(w, NtStatus.STATUS_CANCELLED, 0, 0);
-                    n++;
+                    // a request a wire engine already finished keeps its outcome; the rest are cancelled
+                    if (w.wireState == 2) {
+                        completeInitiator(w, w.wireStatus, w.wireBytes, w.wirePerr);
+                    } else {
+                        completeInitiator(w, NtStatus.STATUS_CANCELLED, 0, 0);
+                        n++;
+                    }
                 }
+                w.wireState = 0;
+                w.op = 0;
                 w.clearRefs();
             }
             sqUnstarted = 0;

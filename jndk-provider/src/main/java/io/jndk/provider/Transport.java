@@ -17,8 +17,15 @@ import java.util.Set;
 class Transport {
     static final int EPHEMERAL_LOW = 49152, EPHEMERAL_HIGH = 65535;
 
+    private static final Map<String, Transport> NAMED = new java.util.concurrent.ConcurrentHashMap<>();
+
     /** The in-JVM loopback transport. */
-    static final Transport LOOPBACK = new Transport("loopback");
+    static final Transport LOOPBACK = named("loopback");
+
+    /** The endpoint table of a transport, one per name in the JVM. */
+    static Transport named(String name) {
+        return NAMED.computeIfAbsent(name, Transport::new);
+    }
 
     private final String name;
     private final Map<InetSocketAddress, int[]> endpoints = new HashMap<>();

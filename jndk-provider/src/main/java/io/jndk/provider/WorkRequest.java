@@ -23,6 +23,13 @@ final class WorkRequest {
     long[] pages;
     int fbo;
     int newKey;
+    /** Wire engines: 0 queued, 1 handed to the transport, 2 finished (waiting to complete in order). */
+    int wireState;
+    int wireStatus;
+    int wireBytes;
+    int wirePerr;
+    /** Wire engines: this slot's checked SGE cursor (created on first use). */
+    CheckedCursor.Sgl cursor;
 
     WorkRequest(int maxSge, int inlineSize) {
         int n = Math.max(1, maxSge);

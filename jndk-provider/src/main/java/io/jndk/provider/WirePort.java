@@ -1,0 +1,287 @@
+package io.jndk.provider;
+
+import io.jndk.api.DisconnectReason;
+import io.jndk.api.NdkCounter;
+import io.jndk.api.NdkOpFlags;
+import io.jndk.api.NdkOperationType;
+import io.jndk.api.NtStatus;
+import io.jndk.provider.spi.BufferCursor;
+import io.jndk.provider.spi.QpPort;
+import io.jndk.provider.spi.WireRequest;
+
+/**
+ * The verbs engine's side of a QP connected over a wire transport. Requests stay in the initiator queue until
+ * they finish and complete in posting order; every inbound tagged access and every local SGE goes through
+ * the token table's checks before the transport sees memory.
+ */
+final class WirePort implements QpPort {
+    private final SoftQp qp;
+    private final WorkRequest recv = new WorkRequest(64, 0);
+    private final CheckedCursor.Sgl recvCursor = new CheckedCursor.Sgl(64);
+    private final CheckedCursor.Range writeRange = new CheckedCursor.Range();
+    private boolean receiving;
+    private Object receiveContext;
+
+    WirePort(SoftQp qp) {
+        this.qp = qp;
+    }
+
+    // ---- transmit -----------------------------------------------------------------------------
+
+    @Override
+    public int nextRequest(WireRequest out, int readsOutstanding) {
+        synchronized (qp.lock) {
+            while (true) {
+                if (qp.state == SoftQp.State.ERROR || qp.sqUnstarted == 0) {
+                    return NONE;
+                }
+                WorkRequest w = qp.sq.peek(qp.sq.size() - qp.sqUnstarted);
+                if ((w.flags & NdkOpFlags.READ_FENCE) != 0 && readsOutstanding > 0) {
+                    return FENCED;
+                }
+                qp.sqUnstarted--;
+                w.wireState = 1;
+                int local = switch (w.op) {
+                    case NdkOperationType.BIND -> LocalOps.bind(qp, w);
+                    case NdkOperationType.FAST_REGISTER -> LocalOps.fastRegister(qp, w);
+                    case NdkOperationType.INVALIDATE -> LocalOps.invalidate(qp, w);
+                    default -> -1;
+                };
+                if (local == NtStatus.STATUS_SUCCESS) {
+                    finish(w, NtStatus.STATUS_SUCCESS, 0, 0);
+                    continue;
+                }
+                if (local != -1) {
+                    localFailure(w, local);
+                    return FAILED;
+                }
+                boolean read = w.op == NdkOperationType.READ;
+                if (w.cursor == null) {
+                    w.cursor = new CheckedCursor.Sgl(Math.max(qp.maxInitiatorSge, 1));
+                }
+                if (!w.cursor.resolve(qp, w, read)) {
+                    localFailure(w, NtStatus.STATUS_ACCESS_VIOLATION);
+                    return FAILED;
+                }
+                out.kind = read ? WireRequest.READ : w.op == NdkOperationType.WRITE ? WireRequest.WRITE : WireRequest.SEND;
+                out.length = w.cursor.total;
+                out.remoteAddress = w.remoteAddress;
+                out.remoteToken = w.remoteToken;
+                out.solicited = (w.flags & NdkOpFlags.SEND_AND_SOLICIT_EVENT) != 0;
+                out.invalidate = w.op == (NdkOperationType.SEND | 0x8000);
+                out.invalidateToken = out.invalidate ? w.remoteToken : 0;
+                out.local = w.cursor;
+                out.handle = w;
+                return READY;
+            }
+        }
+    }
+
+    /** Under the QP lock: a local error completes the request, the QP goes to error, the rest flushes. */
+    private void localFailure(WorkRequest w, int status) {
+        finish(w, status, 0, 0);
+        qp.state = SoftQp.State.ERROR;
+        SoftConnector c = qp.connector;
+        qp.adapter.dispatcher().run(() -> {
+            qp.flushAll();
+            if (c != null) {
+                c.indicateDisconnect(DisconnectReason.TERMINATE_SENT);
+            }
+        });
+    }
+
+    /** Under the QP lock: marks a request finished and completes every finished request at the head, in order. */
+    private void finish(WorkRequest w, int status, int bytes, int perr) {
+        w.wireState = 2;
+        w.wireStatus = status;
+        w.wireBytes = bytes;
+        w.wirePerr = perr;
+        int started = qp.sq.size() - qp.sqUnstarted;
+        while (started > 0) {
+            WorkRequest h = qp.sq.peek(0);
+            if (h.wireState != 2) {
+                break;
+            }
+            qp.sq.poll();
+            started--;
+            qp.completeInitiator(h, h.wireStatus, h.wireBytes, h.wirePerr);
+            h.wireState = 0;
+            h.op = 0;
+            h.clearRefs();
+        }
+    }
+
+    @Override
+    public void sent(WireRequest r) {
+        synchronized (qp.lock) {
+            WorkRequest w = (WorkRequest) r.handle;
+            if (w.wireState != 1) {
+                return;
+            }
+            qp.adapter.count(NdkCounter.BYTES_OUT, r.length);
+            if (r.kind != WireRequest.READ) {
+                finish(w, NtStatus.STATUS_SUCCESS, 0, 0);
+            }
+        }
+    }
+
+    @Override
+    public void readDone(WireRequest r) {
+        synchronized (qp.lock) {
+            WorkRequest w = (WorkRequest) r.handle;
+            if (w.wireState != 1) {
+                return;
+            }
+            LocalOps.readLocalInvalidate(qp, w);
+            qp.adapter.count(NdkCounter.BYTES_IN, r.length);
+            finish(w, NtStatus.STATUS_SUCCESS, (int) r.length, 0);
+        }
+    }
+
+    // ---- receive ------------------------------------------------------------------------------
+
+    @Override
+    public int writeTarget(int stag, long to, long length, BufferCursor[] out) {
+        if (qp.state == SoftQp.State.ERROR) {
+            return Term.RDMAP_CATASTROPHIC_STREAM;
+        }
+        int r = qp.adapter.tokens().checkRemote(stag, to, length, TokenTable.RIGHT_REMOTE_WRITE, qp.pd, writeRange.target);
+        if (r != TokenTable.OK) {
+            qp.adapter.count(NdkCounter.ACCESS_ERRORS);
+            return LocalOps.ddpTagged(r);
+        }
+        writeRange.length = length;
+        qp.adapter.count(NdkCounter.BYTES_IN, length);
+        out[0] = writeRange;
+        return 0;
+    }
+
+    @Override
+    public int readSource(int stag, long to, long length, BufferCursor[] out) {
+        if (qp.state == SoftQp.State.ERROR) {
+            return Term.RDMAP_CATASTROPHIC_STREAM;
+        }
+        CheckedCursor.Range range = new CheckedCursor.Range();
+        int r = qp.adapter.tokens().checkRemote(stag, to, length, TokenTable.RIGHT_REMOTE_READ, qp.pd, range.target);
+        if (r != TokenTable.OK) {
+            qp.adapter.count(NdkCounter.ACCESS_ERRORS);
+            return LocalOps.rdmapProtection(r);
+        }
+        range.length = length;
+        qp.adapter.count(NdkCounter.BYTES_OUT, length);
+        out[0] = range;
+        return 0;
+    }
+
+    @Override
+    public int inboundReadLimit() {
+        return qp.effectiveIrd;
+    }
+
+    @Override
+    public int outboundReadLimit() {
+        return qp.effectiveOrd;
+    }
+
+    @Override
+    public int beginReceive(BufferCursor[] out) {
+        if (qp.state == SoftQp.State.ERROR) {
+            return Term.RDMAP_CATASTROPHIC_STREAM;
+        }
+        if (!qp.takeReceive(recv)) {
+            return Term.DDP_UNTAGGED_NO_BUFFER;
+        }
+        receiveContext = recv.context;
+        recv.context = null;
+        recv.flags = 0;
+        if (!recvCursor.resolve(qp, recv, true)) {
+            qp.completeReceive(receiveContext, NtStatus.STATUS_ACCESS_VIOLATION, 0, NdkOperationType.RECEIVE,
+                    Term.DDP_CATASTROPHIC, 0, false);
+            receiveContext = null;
+            return Term.DDP_CATASTROPHIC;
+        }
+        receiving = true;
+        out[0] = recvCursor;
+        return 0;
+    }
+
+    @Override
+    public int endReceive(long bytes, boolean solicited, boolean invalidate, int token) {
+        if (!receiving) {
+            return Term.DDP_UNTAGGED_NO_BUFFER;
+        }
+        receiving = false;
+        Object ctx = receiveContext;
+        receiveContext = null;
+        int type = NdkOperationType.RECEIVE;
+        long tso = 0;
+        if (invalidate) {
+            int term = LocalOps.remoteInvalidate(qp, token);
+            if (term != 0) {
+                qp.completeReceive(ctx, NtStatus.STATUS_ACCESS_VIOLATION, 0, NdkOperationType.RECEIVE, term, 0, solicited);
+                return term;
+            }
+            type = NdkOperationType.RECEIVE_AND_INVALIDATE;
+            tso = Integer.toUnsignedLong(token);
+        }
+        qp.adapter.count(NdkCounter.BYTES_IN, bytes);
+        qp.completeReceive(ctx, NtStatus.STATUS_SUCCESS, (int) bytes, type, 0, tso, solicited);
+        return 0;
+    }
+
+    @Override
+    public void failReceive(int status, int term) {
+        if (!receiving) {
+            return;
+        }
+        receiving = false;
+        Object ctx = receiveContext;
+        receiveContext = null;
+        qp.completeReceive(ctx, status, 0, NdkOperationType.RECEIVE, term, 0, false);
+    }
+
+    // ---- connection events --------------------------------------------------------------------
+
+    @Override
+    public void failed(int status, int term, boolean sent, int reason) {
+        synchronized (qp.lock) {
+            qp.state = SoftQp.State.ERROR;
+            int started = qp.sq.size() - qp.sqUnstarted;
+            for (int i = 0; i < started; i++) {
+                WorkRequest w = qp.sq.peek(i);
+                if (w.wireState == 1) {
+                    finish(w, status, 0, term);
+                    break;
+                }
+            }
+        }
+        if (term != 0) {
+            qp.adapter.count(sent ? NdkCounter.TERMINATES_SENT : NdkCounter.TERMINATES_RECEIVED);
+        }
+        failReceive(NtStatus.STATUS_CANCELLED, 0);
+        Link l = qp.link;
+        if (l instanceof WireLink wl) {
+            wl.down();
+        }
+        qp.flushAll();
+        SoftConnector c = qp.connector;
+        if (c != null) {
+            c.indicateDisconnect(reason);
+        }
+    }
+
+    @Override
+    public void peerClosed() {
+        if (qp.state == SoftQp.State.CONNECTED) {
+            qp.state = SoftQp.State.PEER_DISCONNECTED;
+        }
+        Link l = qp.link;
+        if (l instanceof WireLink wl) {
+            wl.down();
+        }
+        SoftConnector c = qp.connector;
+        if (c != null) {
+            c.indicateDisconnect(DisconnectReason.PEER_GRACEFUL_CLOSE);
+        }
+    }
+}
