@@ -505,6 +505,32 @@ class FastRegisterConformanceTest {
         Kit.assertEmpty(p.b.cq);
     }
 
+    @Test
+    void readWithLocalInvalidateInvalidatesTheFirstSgeRegion() {
+        World.Pair p = w.connect();
+        assertThat(p.a.adapter.info().hasFlag(io.jndk.api.NdkAdapterFlags.RDMA_READ_LOCAL_INVALIDATE_SUPPORTED)).isTrue();
+        Fr m = mapped(p.a.adapter, 4096, 0);
+        NdkMr mr = initialized(p.a.pd, 1, false);
+        assertThat(fastRegister(p.a.qp, "fr", mr, m.pages(), 0, 4096, BASE, NdkOpFlags.ALLOW_LOCAL_WRITE))
+                .isEqualTo(NtStatus.STATUS_SUCCESS);
+        Mem.expect(p.a.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.FAST_REGISTER);
+        Buffer remote = w.buffer(4096).fillRandom(31);
+        NdkMr remoteMr = w.registerAll(p.b.pd, remote);
+        int local = mr.getLocalToken();
+        assertThat(p.a.qp.read("r", new NdkSge[] {new NdkSge(BASE, 512, local)}, 1, remote.address(), remoteMr.getRemoteToken(),
+                NdkOpFlags.RDMA_READ_LOCAL_INVALIDATE)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        Mem.expect(p.a.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.READ);
+        m.mem().assertSame(0, remote, 0, 512);
+        // the region is free again: it can be fast-registered without an Invalidate
+        assertThat(fastRegister(p.a.qp, "fr2", mr, m.pages(), 0, 4096, BASE, NdkOpFlags.ALLOW_LOCAL_WRITE))
+                .isEqualTo(NtStatus.STATUS_SUCCESS);
+        Mem.expect(p.a.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.FAST_REGISTER);
+        // and the token used by the read is dead
+        assertThat(p.a.qp.read("stale", new NdkSge[] {new NdkSge(BASE, 512, local)}, 1, remote.address(),
+                remoteMr.getRemoteToken(), 0)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        Mem.expect(p.a.cq, NtStatus.STATUS_ACCESS_VIOLATION, NdkOperationType.READ);
+    }
+
     // ---- DEFER -----------------------------------------------------------------------------------
 
     @Test
