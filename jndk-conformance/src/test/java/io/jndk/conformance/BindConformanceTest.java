@@ -50,6 +50,14 @@ class BindConformanceTest {
 
     static final int RW = NdkOpFlags.ALLOW_REMOTE_READ | NdkOpFlags.ALLOW_REMOTE_WRITE;
 
+    final java.util.List<World.Pair> pairs = new java.util.ArrayList<>();
+
+    private World.Pair connectPair() {
+        World.Pair x = w.connect();
+        pairs.add(x);
+        return x;
+    }
+
     @BeforeEach
     void setUp() {
         w = new World(mode);
@@ -57,12 +65,20 @@ class BindConformanceTest {
 
     @AfterEach
     void tearDown() {
+        try {
+            pairs.forEach(x -> Mem.closeActiveSideFirst(w, x));
+        } finally {
+            closeAll();
+        }
+    }
+
+    private void closeAll() {
         w.close();
     }
 
     /** A connected pair, an 8 KiB region on B with every right, an unbound window on B and a source on A. */
     private void connected(int mrFlags) {
-        p = w.connect();
+        p = connectPair();
         target = w.buffer(8192);
         mrB = w.register(p.b.pd, target, mrFlags);
         mw = w.track(Kit.<NdkMw>create(p.b.pd::createMw));

@@ -48,6 +48,14 @@ class FastRegisterConformanceTest {
     static final int REMOTE_RW = NdkOpFlags.ALLOW_REMOTE_READ | NdkOpFlags.ALLOW_REMOTE_WRITE;
     static final long BASE = 0x10_0000_0000L;
 
+    final java.util.List<World.Pair> pairs = new java.util.ArrayList<>();
+
+    private World.Pair connectPair() {
+        World.Pair x = w.connect();
+        pairs.add(x);
+        return x;
+    }
+
     @BeforeEach
     void setUp() {
         w = new World(mode);
@@ -55,6 +63,14 @@ class FastRegisterConformanceTest {
 
     @AfterEach
     void tearDown() {
+        try {
+            pairs.forEach(x -> Mem.closeActiveSideFirst(w, x));
+        } finally {
+            closeAll();
+        }
+    }
+
+    private void closeAll() {
         try {
             releases.forEach(Runnable::run);
             for (Buffer b : aligned) {
@@ -146,7 +162,7 @@ class FastRegisterConformanceTest {
 
     @Test
     void everyDocumentedFlagIsAccepted_A1_A6_A9_A10() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Fr m = mapped(p.b.adapter, 4096, 0);
         NdkMr mr = initialized(p.b.pd, 1, true);
         int[] accepted = {0x0, 0x1, 0x2, 0x8, 0x10, 0x30, 0x80, 0x200, 0x8 | 0x30 | 0x80 | 0x2};
@@ -167,7 +183,7 @@ class FastRegisterConformanceTest {
 
     @Test
     void undefinedFlagBitsAreInvalidParameterWithoutCqEntry() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Fr m = mapped(p.b.adapter, 4096, 0);
         NdkMr mr = initialized(p.b.pd, 1, true);
         for (int flags : new int[] {0x4, 0x40, 0x100, 0x400, 0x10000, 0x80000000}) {
@@ -178,7 +194,7 @@ class FastRegisterConformanceTest {
 
     @Test
     void lengthAbovePagesTimesPageSizeMinusFboIsInvalidParameter_A2() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Fr m = mapped(p.b.adapter, 4 * 4096 - 100, 100);
         assertThat(m.pages()).hasSize(4);
         assertThat(m.fbo()).isEqualTo(100);
@@ -200,7 +216,7 @@ class FastRegisterConformanceTest {
 
     @Test
     void baseVirtualAddressMustBeFboPlusAMultipleOfThePageSize_A3_A8() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Fr m = mapped(p.b.adapter, 2 * 4096 - 100, 100);
         NdkMr mr = initialized(p.b.pd, 2, true);
         long len = 2 * 4096 - 100;
@@ -219,7 +235,7 @@ class FastRegisterConformanceTest {
 
     @Test
     void baseVirtualAddressZeroIsAllowedWithFboZero_A3() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Fr m = mapped(p.b.adapter, 4096, 0);
         NdkMr mr = initialized(p.b.pd, 1, true);
         assertThat(fastRegister(p.b.qp, "ok", mr, m.pages(), 0, 4096, 0, REMOTE_RW)).isEqualTo(NtStatus.STATUS_SUCCESS);
@@ -232,7 +248,7 @@ class FastRegisterConformanceTest {
 
     @Test
     void otherInlineParameterViolationsAreInvalidParameter() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Fr m = mapped(p.b.adapter, 2 * 4096, 0);
         NdkMr mr = initialized(p.b.pd, 1, true);
         long[] pages = m.pages();
@@ -270,7 +286,7 @@ class FastRegisterConformanceTest {
 
     @Test
     void remoteRightsOnARegionInitializedWithoutRemoteAccessAreAccessViolation_A5() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Fr m = mapped(p.b.adapter, 4096, 0);
         NdkMr mr = initialized(p.b.pd, 1, false);
         for (int flags : new int[] {NdkOpFlags.ALLOW_REMOTE_READ, NdkOpFlags.ALLOW_REMOTE_WRITE, REMOTE_RW}) {
@@ -287,7 +303,7 @@ class FastRegisterConformanceTest {
 
     @Test
     void pagesInAnyOrderPlaceBytesInArrayOrder() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Fr m = mapped(p.b.adapter, 4 * 4096, 0);
         long[] lp = m.pages();
         int[] order = {2, 0, 3, 1};
@@ -314,7 +330,7 @@ class FastRegisterConformanceTest {
 
     @Test
     void fboOffsetsTheRegionInsideTheFirstPage() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Fr m = mapped(p.b.adapter, 3 * 4096, 100);
         assertThat(m.pages()).hasSize(4);
         NdkMr mr = initialized(p.b.pd, 4, true);
@@ -329,7 +345,7 @@ class FastRegisterConformanceTest {
 
     @Test
     void successIsOneFastRegisterEntryAndSilentSuccessNone_A6() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Fr m = mapped(p.b.adapter, 4096, 0);
         NdkMr mr = initialized(p.b.pd, 1, true);
         assertThat(fastRegister(p.b.qp, "fr", mr, m.pages(), 0, 4096, BASE, REMOTE_RW)).isEqualTo(NtStatus.STATUS_SUCCESS);
@@ -356,7 +372,7 @@ class FastRegisterConformanceTest {
 
     @Test
     void remoteTokenIsReadableRightAfterTheCallAndNewEachTime_A7() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Fr m = mapped(p.b.adapter, 4096, 0);
         NdkMr mr = initialized(p.b.pd, 1, true);
         int initial = mr.getRemoteToken();
@@ -383,7 +399,7 @@ class FastRegisterConformanceTest {
 
     @Test
     void remoteReadThroughTheFastRegisteredRegion() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Fr m = mapped(p.b.adapter, 2 * 4096, 0);
         m.mem().fillRandom(23);
         NdkMr mr = initialized(p.b.pd, 2, true);
@@ -400,7 +416,7 @@ class FastRegisterConformanceTest {
 
     @Test
     void remoteWriteWithoutTheRemoteWriteRightFails() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Fr m = mapped(p.b.adapter, 4096, 0);
         NdkMr mr = initialized(p.b.pd, 1, true);
         assertThat(fastRegister(p.b.qp, "fr", mr, m.pages(), 0, 4096, BASE, NdkOpFlags.ALLOW_REMOTE_READ))
@@ -416,7 +432,7 @@ class FastRegisterConformanceTest {
 
     @Test
     void remoteWriteBeyondTheRegisteredLengthFails() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Fr m = mapped(p.b.adapter, 2 * 4096, 0);
         NdkMr mr = initialized(p.b.pd, 2, true);
         assertThat(fastRegister(p.b.qp, "fr", mr, m.pages(), 0, 5000, BASE, REMOTE_RW)).isEqualTo(NtStatus.STATUS_SUCCESS);
@@ -431,7 +447,7 @@ class FastRegisterConformanceTest {
 
     @Test
     void fastRegisteredRegionServesLocalSgesAndReadSinks_A9() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Fr m = mapped(p.a.adapter, 2 * 4096, 0);
         NdkMr mr = initialized(p.a.pd, 2, false);
         assertThat(fastRegister(p.a.qp, "fr", mr, m.pages(), 0, 2 * 4096, BASE,
@@ -451,7 +467,7 @@ class FastRegisterConformanceTest {
 
     @Test
     void fastRegisteringAValidRegionCompletesInvalidDeviceRequest() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Fr m = mapped(p.b.adapter, 4096, 0);
         NdkMr mr = initialized(p.b.pd, 1, true);
         assertThat(fastRegister(p.b.qp, "fr1", mr, m.pages(), 0, 4096, BASE, REMOTE_RW)).isEqualTo(NtStatus.STATUS_SUCCESS);
@@ -465,7 +481,7 @@ class FastRegisterConformanceTest {
 
     @Test
     void invalidateKillsTheToken() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Fr m = mapped(p.b.adapter, 4096, 0);
         NdkMr mr = initialized(p.b.pd, 1, true);
         assertThat(fastRegister(p.b.qp, "fr", mr, m.pages(), 0, 4096, BASE, REMOTE_RW)).isEqualTo(NtStatus.STATUS_SUCCESS);
@@ -484,7 +500,7 @@ class FastRegisterConformanceTest {
 
     @Test
     void invalidatingTwiceCompletesInvalidDeviceRequest() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Fr m = mapped(p.b.adapter, 4096, 0);
         NdkMr mr = initialized(p.b.pd, 1, true);
         assertThat(fastRegister(p.b.qp, "fr", mr, m.pages(), 0, 4096, BASE, REMOTE_RW)).isEqualTo(NtStatus.STATUS_SUCCESS);
@@ -498,7 +514,7 @@ class FastRegisterConformanceTest {
 
     @Test
     void invalidateOfANormalMrIsInvalidParameterInline() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Buffer b = w.buffer(4096);
         NdkMr normal = w.registerAll(p.b.pd, b);
         Mem.assertStatus(p.b.qp.invalidate("x", normal, 0), NtStatus.STATUS_INVALID_PARAMETER);
@@ -507,7 +523,7 @@ class FastRegisterConformanceTest {
 
     @Test
     void readWithLocalInvalidateInvalidatesTheFirstSgeRegion() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         assertThat(p.a.adapter.info().hasFlag(io.jndk.api.NdkAdapterFlags.RDMA_READ_LOCAL_INVALIDATE_SUPPORTED)).isTrue();
         Fr m = mapped(p.a.adapter, 4096, 0);
         NdkMr mr = initialized(p.a.pd, 1, false);
@@ -535,7 +551,7 @@ class FastRegisterConformanceTest {
 
     @Test
     void deferredRequestStillCompletesWhenTheNextPostFailsInline_A10() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Fr m1 = mapped(p.b.adapter, 4096, 0);
         Fr m2 = mapped(p.b.adapter, 4096, 0);
         NdkMr mr1 = initialized(p.b.pd, 1, true);
@@ -556,7 +572,7 @@ class FastRegisterConformanceTest {
 
     @Test
     void deferredChainEndsWithANonDeferredRequest_A10() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Fr m = mapped(p.b.adapter, 4096, 0);
         NdkMr mr = initialized(p.b.pd, 1, true);
         assertThat(fastRegister(p.b.qp, "fr", mr, m.pages(), 0, 4096, BASE, REMOTE_RW | NdkOpFlags.DEFER))

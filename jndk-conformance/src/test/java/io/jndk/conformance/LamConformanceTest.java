@@ -47,6 +47,14 @@ class LamConformanceTest {
     final List<NdkLogicalAddressMapping> lams = new ArrayList<>();
     final List<NdkAdapter> lamOwners = new ArrayList<>();
 
+    final java.util.List<World.Pair> pairs = new java.util.ArrayList<>();
+
+    private World.Pair connectPair() {
+        World.Pair x = w.connect();
+        pairs.add(x);
+        return x;
+    }
+
     @BeforeEach
     void setUp() {
         w = new World(mode);
@@ -54,6 +62,14 @@ class LamConformanceTest {
 
     @AfterEach
     void tearDown() {
+        try {
+            pairs.forEach(x -> Mem.closeActiveSideFirst(w, x));
+        } finally {
+            closeAll();
+        }
+    }
+
+    private void closeAll() {
         try {
             for (int i = 0; i < lams.size(); i++) {
                 lamOwners.get(i).releaseLam(lams.get(i));
@@ -156,7 +172,7 @@ class LamConformanceTest {
 
     /** Maps a two-segment contiguous chain split at {@code split} and receives across the split through logical addresses. */
     private void chainMapsEverySegment(int split) {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Buffer b = aligned(2 * 4096, 0);
         var s = b.segment();
         Mdl chain = Mdl.chain(s.asSlice(0, split), s.asSlice(split, 2 * 4096 - split));
@@ -221,7 +237,7 @@ class LamConformanceTest {
 
     @Test
     void privilegedSgesWorkForSendAndReceive() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Buffer srcBuf = aligned(3 * 4096, 300).fillRandom(31);
         Buffer dstBuf = aligned(3 * 4096, 700);
         Mem.Lam src = lam(p.a.adapter, srcBuf);
@@ -245,7 +261,7 @@ class LamConformanceTest {
 
     @Test
     void privilegedSgesWorkAsWriteSourceAndReadSink() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Buffer local = aligned(2 * 4096, 0).fillRandom(41);
         Mem.Lam l = lam(p.a.adapter, local);
         int priv = p.a.pd.getPrivilegedMemoryRegionToken();
@@ -268,7 +284,7 @@ class LamConformanceTest {
 
     @Test
     void privilegedSgeCrossingIntoTheNextPageIsAccessViolation() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Buffer local = aligned(2 * 4096, 0).fillRandom(41);
         Mem.Lam l = lam(p.a.adapter, local);
         int priv = p.a.pd.getPrivilegedMemoryRegionToken();
@@ -282,7 +298,7 @@ class LamConformanceTest {
 
     @Test
     void privilegedSgeBeforeTheFirstByteOfTheMappingIsAccessViolation() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Buffer local = aligned(4096, 512).fillRandom(41);
         Mem.Lam l = lam(p.a.adapter, local);
         int priv = p.a.pd.getPrivilegedMemoryRegionToken();
@@ -297,7 +313,7 @@ class LamConformanceTest {
 
     @Test
     void privilegedTokenOfAnotherPdIsAccessViolation() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         NdkPd other = w.pd(p.a.adapter);
         Buffer local = aligned(4096, 0).fillRandom(41);
         Mem.Lam l = lam(p.a.adapter, local);
@@ -311,7 +327,7 @@ class LamConformanceTest {
 
     @Test
     void remoteWriteNamingThePrivilegedTokenFails() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Buffer target = aligned(4096, 0);
         Mem.Lam l = lam(p.b.adapter, target);
         Buffer src = w.buffer(64).fillRandom(5);
@@ -324,7 +340,7 @@ class LamConformanceTest {
 
     @Test
     void remoteReadNamingThePrivilegedTokenFails() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Buffer source = aligned(4096, 0).fillRandom(8);
         Mem.Lam l = lam(p.b.adapter, source);
         Buffer sink = w.buffer(64);
@@ -337,7 +353,7 @@ class LamConformanceTest {
 
     @Test
     void logicalAddressesFailAfterReleaseLam() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Buffer local = aligned(4096, 0).fillRandom(41);
         Mem.Lam l = Mem.buildLam(p.a.adapter, local.mdl(), local.size());
         long logical = l.logical(0);

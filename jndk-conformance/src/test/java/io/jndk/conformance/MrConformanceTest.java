@@ -44,6 +44,14 @@ class MrConformanceTest {
 
     World w;
 
+    final java.util.List<World.Pair> pairs = new java.util.ArrayList<>();
+
+    private World.Pair connectPair() {
+        World.Pair x = w.connect();
+        pairs.add(x);
+        return x;
+    }
+
     @BeforeEach
     void setUp() {
         w = new World(mode);
@@ -51,6 +59,14 @@ class MrConformanceTest {
 
     @AfterEach
     void tearDown() {
+        try {
+            pairs.forEach(x -> Mem.closeActiveSideFirst(w, x));
+        } finally {
+            closeAll();
+        }
+    }
+
+    private void closeAll() {
         w.close();
     }
 
@@ -169,7 +185,7 @@ class MrConformanceTest {
 
     @Test
     void readSinkFlagIsAcceptedAndNotRequired_A9_B7() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         assertThat(p.a.adapter.info().hasFlag(NdkAdapterFlags.RDMA_READ_SINK_NOT_REQUIRED)).isTrue();
         Buffer remote = w.buffer(4096).fillRandom(3);
         NdkMr remoteMr = w.register(p.b.pd, remote, NdkMrFlags.ALLOW_REMOTE_READ);
@@ -189,7 +205,7 @@ class MrConformanceTest {
 
     @Test
     void contiguousMultiSegmentChainRegistersAndDataCrossesSegmentBoundaries_B4() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Buffer whole = w.buffer(3 * 4096);
         MemorySegment s = whole.segment();
         Mdl chain = Mdl.chain(s.asSlice(0, 1000), s.asSlice(1000, 5000), s.asSlice(6000, 3 * 4096 - 6000));
@@ -238,7 +254,7 @@ class MrConformanceTest {
 
     @Test
     void deregisterInUseWithBoundWindowIsDeviceBusyAndChangesNothing() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Buffer target = w.buffer(4096);
         NdkMr mrB = w.registerAll(p.b.pd, target);
         NdkMw mw = w.track(Kit.<NdkMw>create(p.b.pd::createMw));
@@ -261,7 +277,7 @@ class MrConformanceTest {
 
     @Test
     void deregisterMrKillsTheTokens_B8() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Buffer target = w.buffer(4096);
         NdkMr mrB = w.registerAll(p.b.pd, target);
         int token = mrB.getRemoteToken();
@@ -276,7 +292,7 @@ class MrConformanceTest {
 
     @Test
     void deregisteredLocalTokenFailsAsLocalSge() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Buffer target = w.buffer(4096);
         NdkMr mrB = w.registerAll(p.b.pd, target);
         Buffer src = w.buffer(64).fillRandom(5);
@@ -293,7 +309,7 @@ class MrConformanceTest {
 
     @Test
     void tokenKeyChangesOnEveryRegistrationAndAStaleTokenFails() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Buffer target = w.buffer(4096);
         NdkMr mrB = w.mr(p.b.pd, false);
         Mem.assertStatus(Mem.register(mrB, target.mdl(), target.size(), ALL), NtStatus.STATUS_SUCCESS);
@@ -325,7 +341,7 @@ class MrConformanceTest {
 
     @Test
     void remoteWriteWithoutRemoteWriteRightFails() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Buffer target = w.buffer(4096);
         NdkMr mrB = w.register(p.b.pd, target, NdkMrFlags.ALLOW_LOCAL_WRITE | NdkMrFlags.ALLOW_REMOTE_READ);
         Buffer src = w.buffer(64).fillRandom(5);
@@ -338,7 +354,7 @@ class MrConformanceTest {
 
     @Test
     void remoteReadWithoutRemoteReadRightFails() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Buffer remote = w.buffer(4096).fillRandom(4);
         NdkMr mrB = w.register(p.b.pd, remote, NdkMrFlags.ALLOW_REMOTE_WRITE);
         Buffer sink = w.buffer(4096);
@@ -351,7 +367,7 @@ class MrConformanceTest {
 
     @Test
     void tokenOfAnotherPdFailsRemotely() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         NdkPd otherPd = w.pd(p.b.adapter);
         Buffer target = w.buffer(4096);
         NdkMr foreign = w.registerAll(otherPd, target);
@@ -365,7 +381,7 @@ class MrConformanceTest {
 
     @Test
     void tokenOfAnotherPdFailsAsLocalSge() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         NdkPd otherPd = w.pd(p.a.adapter);
         Buffer src = w.buffer(64).fillRandom(5);
         NdkMr foreign = w.registerAll(otherPd, src);
@@ -379,7 +395,7 @@ class MrConformanceTest {
 
     @Test
     void receiveIntoRegionWithoutLocalWriteIsAccessViolation() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Buffer dst = w.buffer(4096);
         NdkMr mrB = w.register(p.b.pd, dst, NdkMrFlags.ALLOW_LOCAL_READ | NdkMrFlags.ALLOW_REMOTE_READ);
         Buffer src = w.buffer(64).fillRandom(5);
@@ -397,7 +413,7 @@ class MrConformanceTest {
 
     @Test
     void readIntoSinkWithoutLocalWriteIsAccessViolation() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Buffer remote = w.buffer(4096).fillRandom(4);
         NdkMr mrB = w.registerAll(p.b.pd, remote);
         Buffer sink = w.buffer(4096);
@@ -410,7 +426,7 @@ class MrConformanceTest {
 
     @Test
     void localSgeBeyondTheRegionIsAccessViolation() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Buffer src = w.buffer(4096).fillRandom(5);
         NdkMr mrA = w.register(p.a.pd, src, NdkMrFlags.ALLOW_LOCAL_READ);
         Buffer target = w.buffer(8192);
@@ -425,7 +441,7 @@ class MrConformanceTest {
 
     @Test
     void writeViolationOneBytePastTheEndFailsAndPlacesNothing() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Buffer target = w.buffer(4096);
         NdkMr mrB = w.registerAll(p.b.pd, target);
         Buffer src = w.buffer(256).fillRandom(5);
@@ -445,7 +461,7 @@ class MrConformanceTest {
 
     @Test
     void writeBelowTheBaseFailsAndPlacesNothing() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Buffer target = w.buffer(4096);
         NdkMr mrB = w.registerAll(p.b.pd, target);
         Buffer src = w.buffer(64).fillRandom(5);
@@ -458,7 +474,7 @@ class MrConformanceTest {
 
     @Test
     void overReadPastTheEndOfRemoteMemoryCompletesRemoteResources() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Buffer remote = w.buffer(4096).fillRandom(4);
         NdkMr mrB = w.registerAll(p.b.pd, remote);
         Buffer sink = w.buffer(4096);
@@ -475,7 +491,7 @@ class MrConformanceTest {
 
     @Test
     void readBelowTheBaseCompletesRemoteResources() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Buffer remote = w.buffer(4096).fillRandom(4);
         NdkMr mrB = w.registerAll(p.b.pd, remote);
         Buffer sink = w.buffer(4096);
@@ -489,7 +505,7 @@ class MrConformanceTest {
 
     @Test
     void closeMrWithBoundWindowPendsUntilTheWindowIsClosed() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Buffer target = w.buffer(4096);
         NdkMr mrB = w.registerAll(p.b.pd, target);
         NdkMw mw = w.track(Kit.<NdkMw>create(p.b.pd::createMw));
@@ -506,7 +522,7 @@ class MrConformanceTest {
 
     @Test
     void closeMrWithBoundWindowPendsUntilTheWindowIsInvalidated() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Buffer target = w.buffer(4096);
         NdkMr mrB = w.registerAll(p.b.pd, target);
         NdkMw mw = w.track(Kit.<NdkMw>create(p.b.pd::createMw));
@@ -523,7 +539,7 @@ class MrConformanceTest {
 
     @Test
     void closeRegisteredMrDeregistersImplicitly() {
-        World.Pair p = w.connect();
+        World.Pair p = connectPair();
         Buffer target = w.buffer(4096);
         NdkMr mrB = w.registerAll(p.b.pd, target);
         int token = mrB.getRemoteToken();
