@@ -42,6 +42,7 @@ final class SoftPd extends SoftObject implements NdkPd {
             return NtStatus.STATUS_INSUFFICIENT_RESOURCES;
         }
         SoftMr mr = new SoftMr(this, fastRegister, e);
+        e.owner = mr;
         addSuccessor(mr);
         return adapter.completeCreate(mr, cc, ctx, out);
     }
@@ -57,6 +58,7 @@ final class SoftPd extends SoftObject implements NdkPd {
             return NtStatus.STATUS_INSUFFICIENT_RESOURCES;
         }
         SoftMw mw = new SoftMw(this, e);
+        e.owner = mw;
         addSuccessor(mw);
         return adapter.completeCreate(mw, cc, ctx, out);
     }

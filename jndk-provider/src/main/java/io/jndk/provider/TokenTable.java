@@ -21,7 +21,8 @@ final class TokenTable {
         final int index;
         final int kind;
         final SoftPd pd;
-        final Object owner;
+        /** The MR, MW or PD the slot belongs to (set once the owning object exists, before its token is handed out). */
+        volatile Object owner;
         volatile Binding binding;
         /** The key of the token handed out last (may run ahead of {@link #binding} until a WR executes). */
         volatile int issuedKey;
