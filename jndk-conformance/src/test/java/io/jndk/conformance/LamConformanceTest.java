@@ -23,7 +23,6 @@ import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.Parameter;
@@ -164,8 +163,6 @@ class LamConformanceTest {
     }
 
     @Test
-    @Disabled("provider bug: SoftAdapter.buildLam maps only the part of a page inside one MDL segment, so the rest of a page"
-            + " straddling two segments of a contiguous chain is unreachable through its logical address")
     void buildLamOfAChainSplitInsideAPageMapsTheWholePage() {
         chainMapsEverySegment(3000);
     }

@@ -16,8 +16,35 @@ final class PageMap {
     /** Logical addresses start here; page slot {@code i} is at {@code BASE + i * PAGE * 2}. */
     static final long BASE = 0x0000_4A4E_0000_0000L;
 
-    /** One logical page: bytes {@code [validStart, validEnd)} of the page are {@code segment} from {@code segOffset}. */
-    record Page(MemorySegment segment, long segOffset, int validStart, int validEnd, Object owner) {}
+    /**
+     * One logical page: bytes {@code [validStart, validEnd)} of the page are {@code segment} from {@code segOffset};
+     * when the page straddles two segments of an MDL chain, {@code next} continues it from {@code validEnd}.
+     */
+    record Page(MemorySegment segment, long segOffset, int validStart, int validEnd, Object owner, Page next) {
+        /** The first byte of consumer memory in the page. */
+        int first() {
+            return validStart;
+        }
+
+        /** One past the last byte of consumer memory in the page. */
+        int end() {
+            Page p = this;
+            while (p.next != null) {
+                p = p.next;
+            }
+            return p.validEnd;
+        }
+
+        /** The piece holding byte {@code in} of the page, or null. */
+        Page piece(int in) {
+            for (Page p = this; p != null; p = p.next) {
+                if (in >= p.validStart && in < p.validEnd) {
+                    return p;
+                }
+            }
+            return null;
+        }
+    }
 
     private volatile Page[] pages = new Page[1024];
     private final ArrayDeque<Integer> free = new ArrayDeque<>();
@@ -69,18 +96,15 @@ final class PageMap {
         return slot < 0 ? null : pages[slot];
     }
 
-    /** Resolves {@code [logical, logical+len)} inside one page into {@code out}; false if not mapped consumer memory. */
-    boolean resolve(long logical, long len, Chunk out) {
+    /** The region {@code [logical, logical+len)} inside one page, or null unless it is all consumer memory. */
+    Region regionAt(long logical, long len) {
         long pageAddr = logical & ~(long) (PAGE - 1);
         int in = (int) (logical - pageAddr);
         Page p = page(pageAddr);
-        if (p == null || len < 0 || in < p.validStart() || in + len > p.validEnd()) {
-            return false;
+        if (p == null || len <= 0 || in < p.first() || in + len > p.end()) {
+            return null;
         }
-        out.segment = p.segment();
-        out.offset = p.segOffset() + (in - p.validStart());
-        out.length = len;
-        return true;
+        return region(new Page[] {p}, in, len);
     }
 
     synchronized int livePages() {
@@ -103,8 +127,8 @@ final class PageMap {
                 long pos = fbo + offset;
                 int idx = (int) (pos / PAGE);
                 int in = (int) (pos % PAGE);
-                Page p = regionPages[idx];
-                if (in < p.validStart() || in >= p.validEnd()) {
+                Page p = regionPages[idx].piece(in);
+                if (p == null) {
                     return false;
                 }
                 out.segment = p.segment();

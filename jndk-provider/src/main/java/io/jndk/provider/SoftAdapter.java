@@ -348,17 +348,8 @@ public final class SoftAdapter implements NdkAdapter {
         for (int i = 0; i < pages; i++, pageVa += PageMap.PAGE) {
             long lo = Math.max(pageVa, va);
             long hi = Math.min(pageVa + PageMap.PAGE, va + length);
-            // find the segment holding lo (contiguous chain: segments follow each other)
-            long segStart = va;
-            int si = 0;
-            while (si < segs.length - 1 && segStart + segs[si].byteSize() <= lo) {
-                segStart += segs[si].byteSize();
-                si++;
-            }
-            // a page may straddle two segments of the chain: map only the part in one segment
-            long segEnd = segStart + segs[si].byteSize();
-            long pieceHi = Math.min(hi, segEnd);
-            PageMap.Page p = new PageMap.Page(segs[si], lo - segStart, (int) (lo - pageVa), (int) (pieceHi - pageVa), lam);
+            // the page's consumer bytes, piece by piece: a page may straddle segments of the (contiguous) chain
+            PageMap.Page p = pagePieces(segs, va, lo, hi, pageVa, lam);
             long addr = pageMap.map(p);
             if (addr < 0) {
                 for (int j = 0; j < i; j++) {
@@ -376,6 +367,20 @@ public final class SoftAdapter implements NdkAdapter {
             fbo.value = first;
         }
         return completeRequest(NtStatus.STATUS_SUCCESS, rc, ctx);
+    }
+
+    /** The pieces of {@code [lo, hi)} (inside one page starting at {@code pageVa}) in the chain starting at {@code va}. */
+    private static PageMap.Page pagePieces(MemorySegment[] segs, long va, long lo, long hi, long pageVa, Object owner) {
+        long segStart = va;
+        int si = 0;
+        while (si < segs.length - 1 && segStart + segs[si].byteSize() <= lo) {
+            segStart += segs[si].byteSize();
+            si++;
+        }
+        long segEnd = segStart + segs[si].byteSize();
+        long pieceHi = Math.min(hi, segEnd);
+        PageMap.Page next = pieceHi < hi && si + 1 < segs.length ? pagePieces(segs, va, pieceHi, hi, pageVa, owner) : null;
+        return new PageMap.Page(segs[si], lo - segStart, (int) (lo - pageVa), (int) (pieceHi - pageVa), owner, next);
     }
 
     @Override

@@ -812,8 +812,11 @@ final class SoftConnector extends SoftObject implements NdkConnector {
         DisconnectEventCallback cb;
         DisconnectEventCallbackEx cbx;
         Object ctx;
+        // isOpen() takes the lifetime lock: read it before this connector's lock (the close path takes them the
+        // other way round).
+        boolean open = isOpen();
         synchronized (this) {
-            if (disconnectIndicated || !isOpen()) {
+            if (disconnectIndicated || !open) {
                 return;
             }
             disconnectIndicated = true;

@@ -107,10 +107,14 @@ final class TokenTable {
             if (token != e.token(e.issuedKey)) {
                 return false;
             }
-            out.logical = true;
-            out.region = null;
-            out.offset = va;
-            return len == 0 || pages.resolve(va, len, out.chunk);
+            Region r = pages.regionAt(va, len);
+            if (r == null) {
+                return false;
+            }
+            out.logical = false;
+            out.region = r;
+            out.offset = 0;
+            return true;
         }
         if (e.kind == KIND_MW) {
             return false;
