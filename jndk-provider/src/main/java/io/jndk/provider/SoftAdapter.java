@@ -175,6 +175,26 @@ public final class SoftAdapter implements NdkAdapter {
         return true;
     }
 
+    private final java.util.concurrent.atomic.AtomicLong pinned = new java.util.concurrent.atomic.AtomicLong();
+
+    /**
+     * Accounts {@code bytes} of registered memory against the option {@code limit.registered.bytes} (default
+     * unlimited); false when it would be exceeded (RegisterMr then fails with STATUS_INSUFFICIENT_RESOURCES).
+     */
+    boolean pin(long bytes) {
+        String v = options.get("limit.registered.bytes");
+        long max = v == null ? Long.MAX_VALUE : Long.decode(v);
+        if (pinned.addAndGet(bytes) > max) {
+            pinned.addAndGet(-bytes);
+            return false;
+        }
+        return true;
+    }
+
+    void unpin(long bytes) {
+        pinned.addAndGet(-bytes);
+    }
+
     /** Gives back a slot taken by {@link #reserve} for an object that was never handed out. */
     void unreserve(NdkObjectType type) {
         perType.get(type).decrementAndGet();

@@ -18,6 +18,7 @@ final class SoftMr extends SoftObject implements NdkMr {
     final boolean fastRegister;
     final TokenTable.Entry entry;
     private boolean registered;
+    private long registeredLength;
     volatile boolean initialized;
     volatile int frPageCount;
     volatile boolean frRemoteAccess;
@@ -47,6 +48,10 @@ final class SoftMr extends SoftObject implements NdkMr {
             if (registered) {
                 return NtStatus.STATUS_INVALID_DEVICE_STATE;
             }
+            if (!adapter.pin(length)) {
+                return NtStatus.STATUS_INSUFFICIENT_RESOURCES;
+            }
+            registeredLength = length;
             int rights = (NdkMrFlags.localWrite(flags) ? TokenTable.RIGHT_LOCAL_WRITE : 0)
                     | (NdkMrFlags.remoteRead(flags) ? TokenTable.RIGHT_REMOTE_READ : 0)
                     | (NdkMrFlags.remoteWrite(flags) ? TokenTable.RIGHT_REMOTE_WRITE : 0);
@@ -71,6 +76,8 @@ final class SoftMr extends SoftObject implements NdkMr {
             }
             entry.binding = null;
             registered = false;
+            adapter.unpin(registeredLength);
+            registeredLength = 0;
         }
         return adapter.completeRequest(NtStatus.STATUS_SUCCESS, rc, ctx);
     }
@@ -118,6 +125,13 @@ final class SoftMr extends SoftObject implements NdkMr {
     void onClose() {
         // implicit deregistration: no access through the tokens from now on
         entry.binding = null;
+        synchronized (this) {
+            if (registered) {
+                registered = false;
+                adapter.unpin(registeredLength);
+                registeredLength = 0;
+            }
+        }
     }
 
     @Override
