@@ -729,6 +729,7 @@ public final class IwarpConnection implements WireConnection {
         private final ByteBuffer header = ByteBuffer.allocateDirect(64);
         private final ByteBuffer trailer = ByteBuffer.allocateDirect(8).order(ByteOrder.LITTLE_ENDIAN);
         private final ByteBuffer[] gather = new ByteBuffer[MAX_SLICES + 2];
+        private final ByteBuffer[] viewScratch = new ByteBuffer[MAX_SLICES];
         private final int[] positions = new int[MAX_SLICES];
         private final DdpTaggedHeaderFlyweight tagged = new DdpTaggedHeaderFlyweight();
         private final DdpUntaggedHeaderFlyweight untagged = new DdpUntaggedHeaderFlyweight();
@@ -997,7 +998,16 @@ public final class IwarpConnection implements WireConnection {
             if (src == null) {
                 return -1;
             }
-            return src.slices(offset, length, gather, 1);
+            int n = src.slices(offset, length, viewScratch, 0);
+            if (n < 0) {
+                java.util.Arrays.fill(viewScratch, null);
+                return -1;
+            }
+            for (int i = 0; i < n; i++) {
+                gather[1 + i] = viewScratch[i];
+                viewScratch[i] = null;
+            }
+            return n;
         }
 
         /** One FPDU: header (already in {@link #header} after the length field), {@code views} payload views. */

@@ -120,6 +120,15 @@ public final class IwarpTransport implements WireTransport {
         };
     }
 
+    /**
+     * @param requested the address given to {@link #listen}
+     * @return the address actually bound (with the real port when {@code requested} had port 0), or {@code null}
+     */
+    public InetSocketAddress boundAddress(InetSocketAddress requested) {
+        MpaListener l = listeners.get(requested);
+        return l == null ? null : l.localAddress();
+    }
+
     @Override
     public void unlisten(InetSocketAddress address) {
         MpaListener l = listeners.remove(address);
