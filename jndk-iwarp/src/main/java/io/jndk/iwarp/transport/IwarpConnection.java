@@ -98,6 +98,7 @@ public final class IwarpConnection implements WireConnection {
     private final AtomicReference<Failure> failure = new AtomicReference<>();
     private final CountDownLatch establishedLatch = new CountDownLatch(1);
     private final CountDownLatch closedLatch = new CountDownLatch(1);
+    private final CountDownLatch threadsDone = new CountDownLatch(1);
     private Runnable onClose = () -> { };
 
     private static final int PASSIVE_PENDING = 0, PASSIVE_ESTABLISHED = 1, PASSIVE_FAILED = 2;
@@ -154,14 +155,19 @@ public final class IwarpConnection implements WireConnection {
     }
 
     /**
-     * Waits until the channel is closed and both threads are ending (for tests and adapter shutdown).
+     * Waits until the channel is closed and both threads have ended (for tests and adapter shutdown).
      *
      * @param millis upper bound
      * @return whether it closed in time
      * @throws InterruptedException if interrupted
      */
     public boolean awaitClosed(long millis) throws InterruptedException {
-        return closedLatch.await(millis, TimeUnit.MILLISECONDS);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        if (!closedLatch.await(millis, TimeUnit.MILLISECONDS)) {
+            return false;
+        }
+        return liveThreads.get() == 0 && !started.get()
+            || threadsDone.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     }
 
     // ---- WireConnection ---------------------------------------------------------------------------------
@@ -199,6 +205,7 @@ public final class IwarpConnection implements WireConnection {
             established = true;
         }
         if (closed.get()) {
+            threadsDone.countDown();
             return;
         }
         liveThreads.set(2);
@@ -330,6 +337,7 @@ public final class IwarpConnection implements WireConnection {
     private void threadExit() {
         if (liveThreads.decrementAndGet() == 0) {
             closeChannel();
+            threadsDone.countDown();
         }
     }
 
@@ -343,9 +351,9 @@ public final class IwarpConnection implements WireConnection {
             if (capture != null) {
                 capture.fin(active);
             }
+            onClose.run();
             closedLatch.countDown();
             kick();
-            onClose.run();
         }
     }
 
@@ -855,11 +863,11 @@ public final class IwarpConnection implements WireConnection {
                 return false;
             }
             InboundRead r = irq[(int) (irqHead % irq.length)];
-            if (!sendTagged(RdmapOpcode.RDMA_READ_RESPONSE, r.sinkStag, r.sinkTo, r.source, r.length)) {
-                return true;
-            }
+            BufferCursor source = r.source;
             r.source = null;
-            irqHead = irqHead + 1;
+            // the slot is released just before the last segment goes out (inside sendTagged): the requester may
+            // issue its next read as soon as that segment arrives
+            sendTagged(RdmapOpcode.RDMA_READ_RESPONSE, r.sinkStag, r.sinkTo, source, r.length, true);
             return true;
         }
 
@@ -874,7 +882,7 @@ public final class IwarpConnection implements WireConnection {
                     switch (scratch.kind) {
                         case WireRequest.WRITE -> {
                             if (sendTagged(RdmapOpcode.RDMA_WRITE, scratch.remoteToken, scratch.remoteAddress,
-                                scratch.local, scratch.length)) {
+                                scratch.local, scratch.length, false)) {
                                 qp.sent(scratch);
                             }
                         }
@@ -965,8 +973,8 @@ public final class IwarpConnection implements WireConnection {
             return true;
         }
 
-        private boolean sendTagged(RdmapOpcode op, int stag, long to, BufferCursor src, long total)
-            throws IOException {
+        private boolean sendTagged(RdmapOpcode op, int stag, long to, BufferCursor src, long total,
+                                   boolean releasesIrqSlot) throws IOException {
             int max = segmentLength - op.fpduHeaderLength() - FpduFlyweight.CRC_LENGTH;
             long offset = 0;
             do {
@@ -988,6 +996,9 @@ public final class IwarpConnection implements WireConnection {
                 tagged.wrap(header, FpduFlyweight.ULPDU_OFFSET);
                 tagged.control(true, last).opcode(op);
                 tagged.stag(stag).taggedOffset(to + offset);
+                if (last && releasesIrqSlot) {
+                    irqHead = irqHead + 1;
+                }
                 writeFpdu(op.fpduHeaderLength(), views, chunk);
                 offset += chunk;
             } while (offset < total);

@@ -94,6 +94,7 @@ class IwarpConnectionTest {
             int done = 0;
             while (done < 10) {
                 String e = p.client.next();
+                assertThat(e).doesNotStartWith("failed");
                 if (e.startsWith("readDone")) {
                     assertThat(e).isEqualTo("readDone r" + done);
                     done++;
