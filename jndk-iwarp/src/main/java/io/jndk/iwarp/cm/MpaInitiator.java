@@ -68,6 +68,22 @@ public final class MpaInitiator {
      */
     public static MpaOutcome connect(InetSocketAddress source, InetSocketAddress destination, MpaParams params,
                                      Duration connectTimeout, Duration replyTimeout) {
+        return connect(source, destination, params, connectTimeout, replyTimeout, false);
+    }
+
+    /**
+     * Connects and runs the MPA exchange, optionally sharing the source address with other sockets.
+     *
+     * @param source local address to bind (port 0 = ephemeral), or {@code null} for any
+     * @param destination the responder
+     * @param params this side's parameters
+     * @param connectTimeout bound on the TCP connect
+     * @param replyTimeout bound on the wait for the complete MPA Reply after the Request was sent
+     * @param reuseAddress set SO_REUSEADDR before binding {@code source} (a shared local endpoint)
+     * @return the outcome
+     */
+    public static MpaOutcome connect(InetSocketAddress source, InetSocketAddress destination, MpaParams params,
+                                     Duration connectTimeout, Duration replyTimeout, boolean reuseAddress) {
         Objects.requireNonNull(destination, "destination");
         Objects.requireNonNull(params, "params");
         Objects.requireNonNull(connectTimeout, "connectTimeout");
@@ -83,6 +99,9 @@ public final class MpaInitiator {
                 ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET);
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
             if (source != null) {
+                if (reuseAddress) {
+                    channel.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+                }
                 channel.bind(source);
             }
             phase = MpaIo.Phase.CONNECT;

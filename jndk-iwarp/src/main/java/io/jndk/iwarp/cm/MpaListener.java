@@ -165,6 +165,18 @@ public final class MpaListener implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops accepting and closes the server socket and the connections still reading their Request,
+     * but leaves connections already handed to the handler (pending an answer) alone. Idempotent.
+     */
+    public void stopAccepting() {
+        open = false;
+        MpaIo.closeQuietly(server);
+        for (SocketChannel c : inSetup) {
+            MpaIo.closeQuietly(c);
+        }
+    }
+
     private void acceptLoop() {
         while (open) {
             SocketChannel channel;

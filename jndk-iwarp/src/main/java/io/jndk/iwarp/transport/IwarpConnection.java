@@ -1,0 +1,1088 @@
+package io.jndk.iwarp.transport;
+
+import io.jndk.api.DisconnectReason;
+import io.jndk.api.NtStatus;
+import io.jndk.iwarp.cm.MpaNegotiated;
+import io.jndk.iwarp.cm.Rtr;
+import io.jndk.iwarp.codec.CrcVerdict;
+import io.jndk.iwarp.codec.DdpTaggedHeaderFlyweight;
+import io.jndk.iwarp.codec.DdpUntaggedHeaderFlyweight;
+import io.jndk.iwarp.codec.FpduDecoder;
+import io.jndk.iwarp.codec.FpduEncoder;
+import io.jndk.iwarp.codec.FpduError;
+import io.jndk.iwarp.codec.FpduFlyweight;
+import io.jndk.iwarp.codec.FpduHeaderView;
+import io.jndk.iwarp.codec.FpduListener;
+import io.jndk.iwarp.codec.RdmapOpcode;
+import io.jndk.iwarp.codec.ReadRequestFlyweight;
+import io.jndk.iwarp.codec.TerminateCode;
+import io.jndk.iwarp.codec.TerminateFlyweight;
+import io.jndk.iwarp.pcap.PcapWriter;
+import io.jndk.provider.Term;
+import io.jndk.provider.spi.BufferCursor;
+import io.jndk.provider.spi.PassiveHandler;
+import io.jndk.provider.spi.QpPort;
+import io.jndk.provider.spi.WireConnection;
+import io.jndk.provider.spi.WireRequest;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.SocketChannel;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.zip.CRC32C;
+
+/**
+ * The iWARP stream engine of one connection: an RDMAP/DDP/MPA byte stream over a blocking
+ * {@link SocketChannel}, driven by one transmit and one receive virtual thread.
+ *
+ * <p><b>Transmit thread.</b> Owns every TX-side call into the {@link QpPort} ({@code nextRequest},
+ * {@code sent}, {@code readDone}) and the single final {@code failed} call, so they never race. Each loop
+ * turn: a recorded failure first (its Terminate, if any, goes out at an FPDU boundary), then completed
+ * outbound reads ({@code readDone}), then one queued inbound Read Response, then one initiator request.
+ * Every FPDU is one gathering write of {@code [header][payload views][pad + CRC]}. Posting threads only
+ * {@link #kick()}: a flag plus {@code unpark}; no lock is held across socket I/O.
+ *
+ * <p><b>Receive thread.</b> Reads into a direct buffer and feeds the resumable {@link FpduDecoder};
+ * tagged payload is placed straight through the provider's {@link BufferCursor}. It owns every RX-side call
+ * ({@code writeTarget}, {@code readSource}, {@code beginReceive}, {@code endReceive}, {@code failReceive})
+ * and {@code peerClosed}. A protocol error builds the Terminate here and hands it to the transmit thread.
+ *
+ * <p><b>Queues.</b> The outbound read queue (ORQ) is a single-producer (TX) ring whose head the RX thread
+ * advances when a Read Response completes and whose completions the TX thread reports; the inbound read
+ * queue (IRQ) is a ring filled by RX and drained by TX. Both are preallocated.
+ *
+ * <p><b>Lifecycle.</b> Both threads start in {@link #begin}. The one that ends last closes the channel.
+ * After a failure a guard closes the channel if the peer does not close within {@link #LINGER_MILLIS}.
+ */
+public final class IwarpConnection implements WireConnection {
+
+    /** Bound on how long a failed connection waits for its Terminate to drain and the peer to close. */
+    static final long LINGER_MILLIS = 2_000;
+    /** Payload views per FPDU before the segment is shortened. */
+    static final int MAX_SLICES = 64;
+    private static final int RX_BUFFER = 64 * 1024;
+    private static final int MAX_ORD = 128;
+
+    /** The role, set at construction. */
+    private final boolean active;
+    private final SocketChannel channel;
+    private final MpaNegotiated negotiated;
+    private final int segmentLength;
+    private final InetSocketAddress local;
+    private final InetSocketAddress remote;
+    private final PcapWriter.TcpStream capture;
+    private final ByteBuffer surplus;
+    private final int sinkStag;
+
+    private volatile QpPort qp;
+    private volatile PassiveHandler passiveHandler;
+    private volatile Thread txThread;
+    private volatile boolean established;
+    private volatile boolean disconnectRequested;
+    private volatile boolean localClose;
+    private volatile boolean rxEnded;
+    private final AtomicBoolean signal = new AtomicBoolean();
+    private final AtomicBoolean started = new AtomicBoolean();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicBoolean endReported = new AtomicBoolean();
+    private final AtomicInteger passiveState = new AtomicInteger(PASSIVE_PENDING);
+    private final AtomicInteger liveThreads = new AtomicInteger();
+    private final AtomicReference<Failure> failure = new AtomicReference<>();
+    private final CountDownLatch establishedLatch = new CountDownLatch(1);
+    private final CountDownLatch closedLatch = new CountDownLatch(1);
+    private final CountDownLatch threadsDone = new CountDownLatch(1);
+    private Runnable onClose = () -> { };
+
+    private static final int PASSIVE_PENDING = 0, PASSIVE_ESTABLISHED = 1, PASSIVE_FAILED = 2;
+
+    // ---- ORQ: TX appends at orqTail; RX completes at orqRxHead; TX reports readDone up to orqRxHead --------
+    private WireRequest[] orq = new WireRequest[0];
+    private volatile long orqTail;
+    private volatile long orqRxHead;
+    private long orqTxHead;
+
+    // ---- IRQ: RX appends at irqTail; TX sends from irqHead --------------------------------------------------
+    private InboundRead[] irq = new InboundRead[0];
+    private volatile long irqTail;
+    private volatile long irqHead;
+
+    /**
+     * @param active whether this is the initiator's side
+     * @param channel the connected channel (blocking), after MPA setup
+     * @param negotiated the MPA outcome
+     * @param surplus FPDU octets already read behind the MPA frame (position 0)
+     * @param mss the configured maximum FPDU size (rounded down to a multiple of 8 here)
+     * @param capture where frames are captured, or {@code null}
+     */
+    IwarpConnection(boolean active, SocketChannel channel, MpaNegotiated negotiated, ByteBuffer surplus, int mss,
+                    PcapWriter.TcpStream capture) {
+        this.active = active;
+        this.channel = channel;
+        this.negotiated = negotiated;
+        this.surplus = surplus;
+        this.segmentLength = mss & ~7;
+        this.local = negotiated.localAddress();
+        this.remote = negotiated.remoteAddress();
+        this.capture = capture;
+        this.sinkStag = ThreadLocalRandom.current().nextInt(1, 1 << 24) << 8;
+    }
+
+    void onClose(Runnable action) {
+        this.onClose = action;
+    }
+
+    /** @return the MPA outcome this connection runs on */
+    public MpaNegotiated negotiated() {
+        return negotiated;
+    }
+
+    /** @return the FPDU size limit in use */
+    public int segmentLength() {
+        return segmentLength;
+    }
+
+    /** @return whether the channel has been closed */
+    public boolean isClosed() {
+        return closed.get();
+    }
+
+    /**
+     * Waits until the channel is closed and both threads have ended (for tests and adapter shutdown).
+     *
+     * @param millis upper bound
+     * @return whether it closed in time
+     * @throws InterruptedException if interrupted
+     */
+    public boolean awaitClosed(long millis) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        if (!closedLatch.await(millis, TimeUnit.MILLISECONDS)) {
+            return false;
+        }
+        return liveThreads.get() == 0 && !started.get()
+            || threadsDone.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    }
+
+    // ---- WireConnection ---------------------------------------------------------------------------------
+
+    @Override
+    public void start(QpPort port) {
+        if (!active) {
+            throw new IllegalStateException("start is for the active side");
+        }
+        begin(port, null);
+    }
+
+    /** Passive side: binds the QP, starts the threads; the TX side stays silent until the first FPDU. */
+    void beginPassive(QpPort port, PassiveHandler handler) {
+        begin(port, handler);
+    }
+
+    private void begin(QpPort port, PassiveHandler handler) {
+        if (!started.compareAndSet(false, true)) {
+            throw new IllegalStateException("already started");
+        }
+        this.qp = port;
+        this.passiveHandler = handler;
+        int ord = Math.max(1, Math.min(MAX_ORD, port.outboundReadLimit()));
+        orq = new WireRequest[ord];
+        for (int i = 0; i < ord; i++) {
+            orq[i] = new WireRequest();
+        }
+        int ird = Math.max(1, Math.min(MAX_ORD, port.inboundReadLimit()));
+        irq = new InboundRead[ird];
+        for (int i = 0; i < ird; i++) {
+            irq[i] = new InboundRead();
+        }
+        if (active) {
+            established = true;
+        }
+        if (closed.get()) {
+            threadsDone.countDown();
+            return;
+        }
+        liveThreads.set(2);
+        String name = "iwarp-" + local.getPort() + "-" + remote.getPort();
+        Thread tx = Thread.ofVirtual().name(name + "-tx").unstarted(new Tx());
+        txThread = tx;
+        tx.start();
+        Thread.ofVirtual().name(name + "-rx").start(new Rx());
+    }
+
+    /**
+     * Passive side: waits for the first FPDU up to {@code millis}; on timeout the handler hears
+     * {@code STATUS_IO_TIMEOUT} and the connection closes.
+     */
+    void awaitEstablished(long millis) {
+        boolean done;
+        try {
+            done = establishedLatch.await(millis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            done = false;
+        }
+        if (!done) {
+            failPassive(NtStatus.STATUS_IO_TIMEOUT);
+        }
+    }
+
+    @Override
+    public void reject() {
+        localClose = true;
+        endReported.set(true);
+        closeChannel();
+    }
+
+    @Override
+    public void kick() {
+        signal.set(true);
+        Thread t = txThread;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    @Override
+    public void disconnect() {
+        disconnectRequested = true;
+        if (!started.get()) {
+            reject();
+            return;
+        }
+        kick();
+    }
+
+    @Override
+    public void abort(int term) {
+        endReported.set(true); // the provider knows: no failed() back
+        ByteBuffer frame = term == 0 ? null : terminateFrame(new FpduEncoder(negotiated.crc()), term, null, null, 0);
+        if (!started.get()) {
+            reject();
+            return;
+        }
+        record(new Failure(NtStatus.STATUS_CANCELLED, term, true, DisconnectReason.TERMINATE_SENT, frame, false));
+    }
+
+    @Override
+    public void reset() {
+        localClose = true;
+        endReported.set(true);
+        try {
+            channel.setOption(StandardSocketOptions.SO_LINGER, 0);
+        } catch (IOException | RuntimeException ignored) {
+            // already closed
+        }
+        closeChannel();
+    }
+
+    @Override
+    public InetSocketAddress local() {
+        return local;
+    }
+
+    @Override
+    public InetSocketAddress remote() {
+        return remote;
+    }
+
+    @Override
+    public String toString() {
+        return "IwarpConnection[" + (active ? "active " : "passive ") + local + " <-> " + remote
+            + (closed.get() ? " closed" : "") + "]";
+    }
+
+    // ---- shared helpers ---------------------------------------------------------------------------------
+
+    /** First failure wins; the TX thread acts on it. */
+    private void record(Failure f) {
+        if (failure.compareAndSet(null, f)) {
+            guardClose();
+            kick();
+        }
+    }
+
+    private void guardClose() {
+        Thread.ofVirtual().name("iwarp-linger").start(() -> {
+            try {
+                if (!closedLatch.await(LINGER_MILLIS, TimeUnit.MILLISECONDS)) {
+                    closeChannel();
+                }
+            } catch (InterruptedException e) {
+                closeChannel();
+            }
+        });
+    }
+
+    private void failPassive(int status) {
+        if (active || !passiveState.compareAndSet(PASSIVE_PENDING, PASSIVE_FAILED)) {
+            return;
+        }
+        endReported.set(true);
+        localClose = true;
+        closeChannel();
+        establishedLatch.countDown();
+        PassiveHandler h = passiveHandler;
+        if (h != null) {
+            h.onFailed(status);
+        }
+    }
+
+    private void threadExit() {
+        if (liveThreads.decrementAndGet() == 0) {
+            closeChannel();
+            threadsDone.countDown();
+        }
+    }
+
+    private void closeChannel() {
+        if (closed.compareAndSet(false, true)) {
+            try {
+                channel.close();
+            } catch (IOException ignored) {
+                // nothing left to do
+            }
+            if (capture != null) {
+                capture.fin(active);
+            }
+            onClose.run();
+            closedLatch.countDown();
+            kick();
+        }
+    }
+
+    /**
+     * Builds a Terminate FPDU for a packed {@link Term} code with the attachments IWARP.md 3.8 asks for.
+     *
+     * @param header the offending FPDU's header, or {@code null}
+     * @param opcode its opcode (when {@code header} is given)
+     * @param payloadLength its DDP payload length (the DDP Segment Length field)
+     */
+    static ByteBuffer terminateFrame(FpduEncoder encoder, int term, FpduHeaderView header, RdmapOpcode opcode,
+                                     int payloadLength) {
+        int layer = Term.layer(term), etype = Term.etype(term), code = Term.code(term);
+        boolean attach = header != null && attachesDdpHeader(layer, etype, code);
+        int attached = 0;
+        boolean r = false;
+        if (attach) {
+            attached = opcode.tagged() ? DdpTaggedHeaderFlyweight.LENGTH : DdpUntaggedHeaderFlyweight.LENGTH;
+            if (layer == Term.LAYER_RDMAP && etype == TerminateCode.ETYPE_RDMAP_REMOTE_PROTECTION
+                && opcode == RdmapOpcode.RDMA_READ_REQUEST) {
+                attached += ReadRequestFlyweight.LENGTH;
+                r = true;
+            }
+        }
+        ByteBuffer frame = ByteBuffer.allocate(FpduFlyweight.fpduLength(
+            DdpUntaggedHeaderFlyweight.LENGTH + TerminateFlyweight.MAX_LENGTH));
+        int n = encoder.terminate(frame, 0, 1, layer, etype, code, attach, attach, r,
+            attach ? payloadLength : 0, attach ? header.buffer() : null, FpduFlyweight.ULPDU_OFFSET, attached);
+        return frame.limit(n);
+    }
+
+    /** RFC 5040 Figure 10 as siw applies it: which errors copy the offending DDP header. */
+    static boolean attachesDdpHeader(int layer, int etype, int code) {
+        TerminateCode known = TerminateCode.of(layer, etype, code);
+        if (known != null) {
+            return known.copiesDdpHeader();
+        }
+        return layer != Term.LAYER_LLP && etype != 0;
+    }
+
+    // ---- receive ----------------------------------------------------------------------------------------
+
+    /** The receive thread and the decoder's listener. */
+    private final class Rx implements Runnable, FpduListener {
+        private final FpduDecoder decoder = new FpduDecoder(this, negotiated.crc());
+        private final FpduEncoder encoder = new FpduEncoder(negotiated.crc());
+        private final BufferCursor[] out = new BufferCursor[1];
+        private boolean draining;
+
+        // current FPDU
+        private RdmapOpcode opcode;
+        private BufferCursor target;
+        private long placeOffset;
+        private boolean placeFailed;
+        // untagged receive context (QN 0)
+        private int expectedSendMsn = 1;
+        private BufferCursor receive;
+        private long received;
+        // inbound read request (QN 1)
+        private int expectedReadMsn = 1;
+        // read response context
+        private long responseReceived;
+
+        @Override
+        public void run() {
+            ByteBuffer buffer = ByteBuffer.allocateDirect(RX_BUFFER);
+            try {
+                if (surplus != null && surplus.hasRemaining()) {
+                    if (capture != null) {
+                        capture.record(!active, surplus, surplus.position(), surplus.remaining());
+                    }
+                    consume(surplus);
+                }
+                while (!closed.get()) {
+                    buffer.clear();
+                    int n = channel.read(buffer);
+                    if (n < 0) {
+                        endOfStream();
+                        return;
+                    }
+                    buffer.flip();
+                    if (capture != null && n > 0) {
+                        capture.record(!active, buffer, 0, n);
+                    }
+                    consume(buffer);
+                }
+            } catch (IOException | RuntimeException e) {
+                if (!localClose && failure.get() == null && !closed.get()) {
+                    if (!established) {
+                        failPassive(NtStatus.STATUS_CONNECTION_ABORTED);
+                    } else {
+                        abandonReceive();
+                        record(new Failure(NtStatus.STATUS_CONNECTION_RESET, 0, false,
+                            DisconnectReason.CONNECTION_RESET, null, true));
+                    }
+                }
+            } finally {
+                rxEnded = true;
+                kick();
+                threadExit();
+            }
+        }
+
+        private void endOfStream() {
+            if (draining || failure.get() != null || localClose) {
+                return;
+            }
+            if (!established) {
+                failPassive(NtStatus.STATUS_CONNECTION_ABORTED);
+                return;
+            }
+            abandonReceive();
+            if (disconnectRequested) {
+                return;
+            }
+            if (endReported.compareAndSet(false, true)) {
+                qp.peerClosed();
+            }
+        }
+
+        private void consume(ByteBuffer chunk) {
+            if (!draining && failure.get() != null) {
+                draining = true; // a local abort: nothing more is placed
+            }
+            if (draining) {
+                return;
+            }
+            FpduError error = decoder.feed(chunk);
+            if (error == FpduError.NONE) {
+                return;
+            }
+            draining = true;
+            if (error == FpduError.STOPPED) {
+                return; // a listener callback recorded the failure already
+            }
+            if (!established) {
+                failPassive(NtStatus.STATUS_CONNECTION_ABORTED);
+                return;
+            }
+            abandonReceive();
+            TerminateCode code = error.terminate();
+            if (code == null) { // a malformed Terminate: close, never answer
+                record(new Failure(NtStatus.STATUS_REMOTE_RESOURCES, 0, false, DisconnectReason.TERMINATE_RECEIVED,
+                    null, true));
+                return;
+            }
+            int term = Term.of(code.layer(), code.errorType(), code.errorCode());
+            ByteBuffer frame;
+            if (code.copiesDdpHeader() && decoder.collectedHeaderLength() >= FpduFlyweight.ULPDU_OFFSET
+                + DdpTaggedHeaderFlyweight.LENGTH) {
+                ByteBuffer copy = ByteBuffer.allocate(FpduFlyweight.ULPDU_OFFSET + DdpUntaggedHeaderFlyweight.LENGTH);
+                int copied = decoder.copyDdpHeader(copy, FpduFlyweight.ULPDU_OFFSET);
+                int ulpdu = decoder.header().buffer().getShort(0) & 0xFFFF;
+                frame = ByteBuffer.allocate(FpduFlyweight.fpduLength(
+                    DdpUntaggedHeaderFlyweight.LENGTH + TerminateFlyweight.MAX_LENGTH));
+                int n = encoder.terminate(frame, 0, 1, code, false, Math.max(0, ulpdu - copied), copy,
+                    FpduFlyweight.ULPDU_OFFSET, copied);
+                frame.limit(n);
+            } else {
+                frame = ByteBuffer.allocate(64);
+                frame.limit(encoder.terminate(frame, 0, 1, code, false, 0, null, 0, 0));
+            }
+            record(new Failure(NtStatus.STATUS_CANCELLED, term, true, DisconnectReason.TERMINATE_SENT, frame, false));
+        }
+
+        /** A Send in progress when the connection breaks completes its receive in error. */
+        private void abandonReceive() {
+            if (receive != null) {
+                receive = null;
+                qp.failReceive(NtStatus.STATUS_CANCELLED, 0);
+            }
+        }
+
+        /** A check failed on the current FPDU: Terminate (attachments per IWARP.md 3.8), stop decoding. */
+        private void protocolError(int term, FpduHeaderView header) {
+            ByteBuffer frame = terminateFrame(encoder, term, header, header.opcode(), header.payloadLength());
+            if (receive != null) {
+                receive = null;
+                qp.failReceive(NtStatus.STATUS_CANCELLED, term);
+            }
+            record(new Failure(NtStatus.STATUS_CANCELLED, term, true, DisconnectReason.TERMINATE_SENT, frame, false));
+            decoder.stop();
+        }
+
+        @Override
+        public void onHeader(FpduHeaderView h) {
+            if (!established) {
+                if (!passiveState.compareAndSet(PASSIVE_PENDING, PASSIVE_ESTABLISHED)) {
+                    decoder.stop();
+                    return;
+                }
+                established = true;
+                establishedLatch.countDown();
+                passiveHandler.onEstablished(IwarpConnection.this);
+                kick();
+            }
+            opcode = h.opcode();
+            target = null;
+            placeOffset = 0;
+            placeFailed = false;
+            int length = h.payloadLength();
+            switch (opcode) {
+                case RDMA_WRITE -> {
+                    if (length > 0) {
+                        int term = qp.writeTarget(h.stag(), h.taggedOffset(), length, out);
+                        if (term != 0) {
+                            protocolError(term, h);
+                            return;
+                        }
+                        target = out[0];
+                    }
+                }
+                case RDMA_READ_RESPONSE -> {
+                    if (orqRxHead == orqTail) {
+                        protocolError(Term.DDP_CATASTROPHIC, h);
+                        return;
+                    }
+                    WireRequest head = orq[(int) (orqRxHead % orq.length)];
+                    if (h.stag() != sinkStag) {
+                        protocolError(Term.DDP_TAGGED_INVALID_STAG, h);
+                        return;
+                    }
+                    if (h.taggedOffset() != responseReceived || responseReceived + length > head.length) {
+                        protocolError(Term.DDP_TAGGED_BASE_BOUNDS, h);
+                        return;
+                    }
+                    if (length > 0) {
+                        target = head.local;
+                        placeOffset = responseReceived;
+                    }
+                }
+                case RDMA_READ_REQUEST -> onReadRequest(h);
+                case SEND, SEND_WITH_INVALIDATE, SEND_WITH_SE, SEND_WITH_SE_AND_INVALIDATE -> onSendHeader(h, length);
+                case TERMINATE -> {
+                    TerminateFlyweight t = h.terminate();
+                    int term = Term.of(t.layer(), t.errorType(), t.errorCode());
+                    abandonReceive();
+                    record(new Failure(NtStatus.STATUS_REMOTE_RESOURCES, term, false,
+                        DisconnectReason.TERMINATE_RECEIVED, null, true));
+                    decoder.stop();
+                }
+            }
+        }
+
+        private void onReadRequest(FpduHeaderView h) {
+            if (h.msn() != expectedReadMsn) {
+                protocolError(Term.DDP_UNTAGGED_INVALID_MSN, h);
+                return;
+            }
+            long queued = irqTail - irqHead;
+            if (queued >= irq.length || queued >= qp.inboundReadLimit()) {
+                protocolError(Term.RDMAP_CATASTROPHIC_STREAM, h);
+                return;
+            }
+            ReadRequestFlyweight rr = h.readRequest();
+            long size = rr.readSize() & 0xFFFF_FFFFL;
+            BufferCursor source = null;
+            if (size > 0) {
+                int term = qp.readSource(rr.sourceStag(), rr.sourceTaggedOffset(), size, out);
+                if (term != 0) {
+                    protocolError(term, h);
+                    return;
+                }
+                source = out[0];
+            }
+            InboundRead slot = irq[(int) (irqTail % irq.length)];
+            slot.sinkStag = rr.sinkStag();
+            slot.sinkTo = rr.sinkTaggedOffset();
+            slot.length = size;
+            slot.source = source;
+        }
+
+        private void onSendHeader(FpduHeaderView h, int length) {
+            if (h.msn() != expectedSendMsn) {
+                protocolError(Term.DDP_UNTAGGED_INVALID_MSN, h);
+                return;
+            }
+            long mo = h.messageOffset() & 0xFFFF_FFFFL;
+            if (receive == null) {
+                if (mo != 0) {
+                    protocolError(Term.DDP_UNTAGGED_INVALID_MO, h);
+                    return;
+                }
+                int term = qp.beginReceive(out);
+                if (term != 0) {
+                    protocolError(term, h);
+                    return;
+                }
+                receive = out[0];
+                received = 0;
+            } else if (mo != received) {
+                protocolError(Term.DDP_UNTAGGED_INVALID_MO, h);
+                return;
+            }
+            if (received + length > receive.length()) {
+                receive = null;
+                qp.failReceive(NtStatus.STATUS_BUFFER_OVERFLOW, Term.DDP_UNTAGGED_TOO_LONG);
+                protocolError(Term.DDP_UNTAGGED_TOO_LONG, h);
+                return;
+            }
+            if (length > 0) {
+                target = receive;
+                placeOffset = received;
+            }
+        }
+
+        @Override
+        public void onPayload(ByteBuffer buffer, int index, int length) {
+            if (target == null || placeFailed) {
+                return;
+            }
+            if (!target.place(placeOffset, buffer, index, length)) {
+                placeFailed = true;
+            }
+            placeOffset += length;
+        }
+
+        @Override
+        public void onFrameEnd(FpduHeaderView h, CrcVerdict verdict) {
+            if (verdict == CrcVerdict.MISMATCH) {
+                return; // the decoder reports CRC_MISMATCH next
+            }
+            int length = h.payloadLength();
+            if (placeFailed) {
+                boolean tagged = opcode.tagged();
+                if (!tagged && receive != null) {
+                    receive = null;
+                    qp.failReceive(NtStatus.STATUS_BUFFER_OVERFLOW, Term.DDP_UNTAGGED_TOO_LONG);
+                }
+                protocolError(tagged ? Term.DDP_TAGGED_BASE_BOUNDS : Term.DDP_UNTAGGED_TOO_LONG, h);
+                return;
+            }
+            switch (opcode) {
+                case RDMA_WRITE, TERMINATE -> { }
+                case RDMA_READ_RESPONSE -> {
+                    responseReceived += length;
+                    if (h.last()) {
+                        WireRequest head = orq[(int) (orqRxHead % orq.length)];
+                        if (responseReceived != head.length) {
+                            protocolError(Term.DDP_TAGGED_BASE_BOUNDS, h);
+                            return;
+                        }
+                        responseReceived = 0;
+                        orqRxHead = orqRxHead + 1;
+                        kick();
+                    }
+                }
+                case RDMA_READ_REQUEST -> {
+                    expectedReadMsn++;
+                    irqTail = irqTail + 1;
+                    kick();
+                }
+                case SEND, SEND_WITH_INVALIDATE, SEND_WITH_SE, SEND_WITH_SE_AND_INVALIDATE -> {
+                    received += length;
+                    if (h.last()) {
+                        BufferCursor done = receive;
+                        receive = null;
+                        expectedSendMsn++;
+                        if (done != null) {
+                            boolean solicited = opcode == RdmapOpcode.SEND_WITH_SE
+                                || opcode == RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE;
+                            int term = qp.endReceive(received, solicited, opcode.invalidates(),
+                                opcode.invalidates() ? h.invalidateStag() : 0);
+                            if (term != 0) {
+                                protocolError(term, h);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    // ---- transmit ---------------------------------------------------------------------------------------
+
+    /** The transmit thread. */
+    private final class Tx implements Runnable {
+        private final FpduEncoder encoder = new FpduEncoder(negotiated.crc());
+        private final CRC32C crc = new CRC32C();
+        private final boolean crcOn = negotiated.crc();
+        private final ByteBuffer header = ByteBuffer.allocateDirect(64);
+        private final ByteBuffer trailer = ByteBuffer.allocateDirect(8).order(ByteOrder.LITTLE_ENDIAN);
+        private final ByteBuffer[] gather = new ByteBuffer[MAX_SLICES + 2];
+        private final ByteBuffer[] viewScratch = new ByteBuffer[MAX_SLICES];
+        private final int[] positions = new int[MAX_SLICES];
+        private final DdpTaggedHeaderFlyweight tagged = new DdpTaggedHeaderFlyweight();
+        private final DdpUntaggedHeaderFlyweight untagged = new DdpUntaggedHeaderFlyweight();
+        private final ReadRequestFlyweight readRequest = new ReadRequestFlyweight();
+        private final WireRequest scratch = new WireRequest();
+        private int sendMsn;
+        private int readMsn;
+        private boolean outputShut;
+        private boolean rtrPending = negotiated.mustSendRtr();
+
+        @Override
+        public void run() {
+            try {
+                loop();
+            } catch (IOException | RuntimeException e) {
+                Failure f = failure.get();
+                if (f == null && !localClose && !closed.get()) {
+                    record(new Failure(NtStatus.STATUS_CONNECTION_RESET, 0, false, DisconnectReason.CONNECTION_RESET,
+                        null, true));
+                }
+                f = failure.get();
+                if (f != null) {
+                    finish(f, false);
+                }
+            } finally {
+                threadExit();
+            }
+        }
+
+        private void loop() throws IOException {
+            while (true) {
+                signal.set(false);
+                Failure f = failure.get();
+                if (f != null) {
+                    finish(f, true);
+                    return;
+                }
+                if (closed.get()) {
+                    return;
+                }
+                boolean worked = reportReads();
+                if (established && !outputShut) {
+                    if (rtrPending) {
+                        rtrPending = false;
+                        sendRtr();
+                        worked = true;
+                    } else if (sendReadResponse()) {
+                        worked = true;
+                    } else if (sendNextRequest()) {
+                        worked = true;
+                    } else if (disconnectRequested && irqHead == irqTail) {
+                        outputShut = true;
+                        channel.shutdownOutput();
+                        if (capture != null) {
+                            capture.fin(active);
+                        }
+                        worked = true;
+                    }
+                }
+                if (outputShut && rxEnded) {
+                    reportReads();
+                    return;
+                }
+                if (!worked && !signal.get()) {
+                    LockSupport.park(this);
+                }
+            }
+        }
+
+        /** Sends the recorded failure's Terminate (if the stream is at an FPDU boundary) and reports it. */
+        private void finish(Failure f, boolean writable) {
+            if (writable && f.frame != null && !outputShut) {
+                try {
+                    ByteBuffer frame = f.frame.duplicate();
+                    if (capture != null) {
+                        capture.record(active, frame, frame.position(), frame.remaining());
+                    }
+                    while (frame.hasRemaining()) {
+                        channel.write(frame);
+                    }
+                    channel.shutdownOutput();
+                    outputShut = true;
+                } catch (IOException | RuntimeException ignored) {
+                    // the peer is gone; the failure is reported anyway
+                }
+            }
+            if (endReported.compareAndSet(false, true)) {
+                qp.failed(f.status, f.term, f.sent, f.reason);
+            }
+            if (f.closeNow) {
+                closeChannel();
+            }
+        }
+
+        private boolean reportReads() {
+            boolean any = false;
+            long done = orqRxHead;
+            while (orqTxHead < done) {
+                WireRequest r = orq[(int) (orqTxHead % orq.length)];
+                orqTxHead++;
+                qp.readDone(r);
+                r.local = null;
+                r.handle = null;
+                any = true;
+            }
+            return any;
+        }
+
+        private void sendRtr() throws IOException {
+            header.clear();
+            int n = Rtr.encode(encoder, negotiated.rtr().orElseThrow(), header, 0);
+            header.limit(n).position(0);
+            if (capture != null) {
+                capture.record(active, header, 0, n);
+            }
+            while (header.hasRemaining()) {
+                channel.write(header);
+            }
+        }
+
+        private boolean sendReadResponse() throws IOException {
+            if (irqHead == irqTail) {
+                return false;
+            }
+            InboundRead r = irq[(int) (irqHead % irq.length)];
+            BufferCursor source = r.source;
+            r.source = null;
+            // the slot is released just before the last segment goes out (inside sendTagged): the requester may
+            // issue its next read as soon as that segment arrives
+            sendTagged(RdmapOpcode.RDMA_READ_RESPONSE, r.sinkStag, r.sinkTo, source, r.length, true);
+            return true;
+        }
+
+        private boolean sendNextRequest() throws IOException {
+            long outstanding = orqTail - orqTxHead;
+            if (outstanding >= orq.length) {
+                return false; // ORD reached: wait for a response
+            }
+            int result = qp.nextRequest(scratch, (int) outstanding);
+            switch (result) {
+                case QpPort.READY -> {
+                    switch (scratch.kind) {
+                        case WireRequest.WRITE -> {
+                            if (sendTagged(RdmapOpcode.RDMA_WRITE, scratch.remoteToken, scratch.remoteAddress,
+                                scratch.local, scratch.length, false)) {
+                                qp.sent(scratch);
+                            }
+                        }
+                        case WireRequest.SEND -> {
+                            if (sendUntagged(scratch)) {
+                                qp.sent(scratch);
+                            }
+                        }
+                        case WireRequest.READ -> sendReadRequest(scratch);
+                        default -> localFailure();
+                    }
+                    clear(scratch);
+                    return true;
+                }
+                case QpPort.FAILED -> {
+                    localFailure();
+                    return true;
+                }
+                default -> {
+                    return false; // NONE, or FENCED: a readDone kicks us again
+                }
+            }
+        }
+
+        private void localFailure() {
+            record(new Failure(NtStatus.STATUS_CANCELLED, Term.RDMAP_CATASTROPHIC, true,
+                DisconnectReason.TERMINATE_SENT,
+                terminateFrame(encoder, Term.RDMAP_CATASTROPHIC, null, null, 0), false));
+        }
+
+        private void sendReadRequest(WireRequest r) throws IOException {
+            WireRequest slot = orq[(int) (orqTail % orq.length)];
+            slot.kind = r.kind;
+            slot.length = r.length;
+            slot.remoteAddress = r.remoteAddress;
+            slot.remoteToken = r.remoteToken;
+            slot.local = r.local;
+            slot.handle = r.handle;
+            slot.solicited = false;
+            slot.invalidate = false;
+            slot.invalidateToken = 0;
+            // publish before writing: the response may arrive before write() returns
+            orqTail = orqTail + 1;
+            header.clear();
+            int n = encoder.readRequest(header, 0, ++readMsn, sinkStag, 0L, (int) r.length, r.remoteToken,
+                r.remoteAddress);
+            header.limit(n).position(0);
+            if (capture != null) {
+                capture.record(active, header, 0, n);
+            }
+            while (header.hasRemaining()) {
+                channel.write(header);
+            }
+            qp.sent(slot);
+        }
+
+        private boolean sendUntagged(WireRequest r) throws IOException {
+            RdmapOpcode op = r.invalidate
+                ? (r.solicited ? RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE : RdmapOpcode.SEND_WITH_INVALIDATE)
+                : (r.solicited ? RdmapOpcode.SEND_WITH_SE : RdmapOpcode.SEND);
+            int msn = ++sendMsn;
+            int rsvd = r.invalidate ? r.invalidateToken : 0;
+            long total = r.length;
+            int max = segmentLength - op.fpduHeaderLength() - FpduFlyweight.CRC_LENGTH;
+            long offset = 0;
+            do {
+                if (failure.get() != null) {
+                    return false;
+                }
+                int chunk = (int) Math.min(max, total - offset);
+                int views = chunk == 0 ? 0 : slices(r.local, offset, chunk);
+                while (views < 0 && chunk > 4) {
+                    chunk = Math.max(4, (chunk / 2) & ~3);
+                    views = slices(r.local, offset, chunk);
+                }
+                if (views < 0) {
+                    localFailure();
+                    return false;
+                }
+                boolean last = offset + chunk == total;
+                header.clear();
+                untagged.wrap(header, FpduFlyweight.ULPDU_OFFSET);
+                untagged.control(false, last).opcode(op);
+                untagged.rsvdUlp(rsvd).queueNumber(op.queueNumber()).msn(msn).messageOffset((int) offset);
+                writeFpdu(op.fpduHeaderLength(), views, chunk);
+                offset += chunk;
+            } while (offset < total);
+            return true;
+        }
+
+        private boolean sendTagged(RdmapOpcode op, int stag, long to, BufferCursor src, long total,
+                                   boolean releasesIrqSlot) throws IOException {
+            int max = segmentLength - op.fpduHeaderLength() - FpduFlyweight.CRC_LENGTH;
+            long offset = 0;
+            do {
+                if (failure.get() != null) {
+                    return false;
+                }
+                int chunk = (int) Math.min(max, total - offset);
+                int views = chunk == 0 ? 0 : slices(src, offset, chunk);
+                while (views < 0 && chunk > 4) {
+                    chunk = Math.max(4, (chunk / 2) & ~3);
+                    views = slices(src, offset, chunk);
+                }
+                if (views < 0) {
+                    localFailure();
+                    return false;
+                }
+                boolean last = offset + chunk == total;
+                header.clear();
+                tagged.wrap(header, FpduFlyweight.ULPDU_OFFSET);
+                tagged.control(true, last).opcode(op);
+                tagged.stag(stag).taggedOffset(to + offset);
+                if (last && releasesIrqSlot) {
+                    irqHead = irqHead + 1;
+                }
+                writeFpdu(op.fpduHeaderLength(), views, chunk);
+                offset += chunk;
+            } while (offset < total);
+            return true;
+        }
+
+        private int slices(BufferCursor src, long offset, int length) {
+            if (src == null) {
+                return -1;
+            }
+            int n = src.slices(offset, length, viewScratch, 0);
+            if (n < 0) {
+                java.util.Arrays.fill(viewScratch, null);
+                return -1;
+            }
+            for (int i = 0; i < n; i++) {
+                gather[1 + i] = viewScratch[i];
+                viewScratch[i] = null;
+            }
+            return n;
+        }
+
+        /** One FPDU: header (already in {@link #header} after the length field), {@code views} payload views. */
+        private void writeFpdu(int headerLength, int views, int payload) throws IOException {
+            int ulpdu = headerLength - FpduFlyweight.LENGTH_FIELD_LENGTH + payload;
+            header.putShort(0, (short) ulpdu);
+            header.limit(headerLength).position(0);
+            int pad = FpduFlyweight.padLength(ulpdu);
+            trailer.clear();
+            for (int i = 0; i < pad; i++) {
+                trailer.put((byte) 0);
+            }
+            int value = 0;
+            if (crcOn) {
+                crc.reset();
+                crc.update(header);
+                header.position(0);
+                for (int i = 0; i < views; i++) {
+                    ByteBuffer v = gather[1 + i];
+                    positions[i] = v.position();
+                    crc.update(v);
+                    v.position(positions[i]);
+                }
+                trailer.flip();
+                crc.update(trailer);
+                trailer.limit(8);
+                value = (int) crc.getValue();
+            }
+            trailer.position(pad);
+            trailer.putInt(value);
+            trailer.flip();
+            gather[0] = header;
+            gather[1 + views] = trailer;
+            int count = views + 2;
+            if (capture != null) {
+                for (int i = 0; i < count; i++) {
+                    ByteBuffer b = gather[i];
+                    capture.record(active, b, b.position(), b.remaining());
+                }
+            }
+            long remaining = headerLength + (long) payload + pad + FpduFlyweight.CRC_LENGTH;
+            while (remaining > 0) {
+                remaining -= channel.write(gather, 0, count);
+            }
+            for (int i = 0; i < count; i++) {
+                gather[i] = null;
+            }
+        }
+
+        private void clear(WireRequest r) {
+            r.local = null;
+            r.handle = null;
+        }
+    }
+
+    /** One queued inbound RDMA Read. */
+    private static final class InboundRead {
+        int sinkStag;
+        long sinkTo;
+        long length;
+        BufferCursor source;
+    }
+
+    /** How the connection failed; the TX thread sends {@link #frame} (if any) and reports it. */
+    private record Failure(int status, int term, boolean sent, int reason, ByteBuffer frame, boolean closeNow) {
+    }
+}
