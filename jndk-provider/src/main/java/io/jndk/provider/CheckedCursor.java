@@ -19,14 +19,18 @@ abstract class CheckedCursor implements BufferCursor {
         if (offset < 0 || length < 0 || offset + length > length()) {
             return false;
         }
-        MemorySegment from = MemorySegment.ofBuffer(src);
+        // a segment over a buffer starts at the buffer's position: address the bytes relative to it
+        int pos = src.position();
+        boolean inWindow = index >= pos && index + length <= src.limit();
+        MemorySegment from = MemorySegment.ofBuffer(inWindow ? src : src.duplicate().clear());
+        long base = inWindow ? index - pos : index;
         long done = 0;
         while (done < length) {
             if (!chunk(offset + done, chunk)) {
                 return false;
             }
             long n = Math.min(length - done, chunk.length);
-            MemorySegment.copy(from, index + done, chunk.segment, chunk.offset, n);
+            MemorySegment.copy(from, base + done, chunk.segment, chunk.offset, n);
             done += n;
         }
         return true;

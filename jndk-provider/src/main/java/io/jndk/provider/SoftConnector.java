@@ -347,6 +347,9 @@ final class SoftConnector extends SoftObject implements NdkConnector {
         link = l;
         wireConn = c;
         state = State.CONNECTED;
+        if (listener == null) {
+            adapter.transportImpl().addTuple(local, remote);
+        }
         SoftQp q = qp;
         q.effectiveIrd = effIrd;
         q.effectiveOrd = effOrd;
@@ -886,8 +889,13 @@ final class SoftConnector extends SoftObject implements NdkConnector {
                 completeParked(NtStatus.STATUS_CANCELLED);
             }
             case ACCEPTING -> {
+                IncomingRequest r;
                 synchronized (this) {
+                    r = incoming;
                     failPassive();
+                }
+                if (r != null) {
+                    r.refuse();
                 }
                 if (p != null) {
                     p.peerGone();

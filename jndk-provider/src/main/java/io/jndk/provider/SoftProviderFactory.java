@@ -28,7 +28,9 @@ public final class SoftProviderFactory implements NdkProviderFactory {
      * @return an NDIS status
      */
     public static int open(NdkOpenParameters p, io.jndk.provider.spi.WireTransport wire, Ref<NdkAdapter> out) {
-        return open(p, Transport.named(wire.name()), wire, out);
+        Transport t = Transport.named(wire.name());
+        t.osPorts = true;
+        return open(p, t, wire, out);
     }
 
     /** Version negotiation (same major; run at the highest minor of that major) and adapter creation. */

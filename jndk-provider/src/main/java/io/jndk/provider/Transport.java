@@ -33,6 +33,8 @@ class Transport {
     private final Set<String> tuples = new HashSet<>();
     private final Map<InetAddress, Integer> owners = new HashMap<>();
     private int nextEphemeral = EPHEMERAL_LOW;
+    /** Ports come from the host's port space (wire transports) rather than the in-JVM table alone. */
+    volatile boolean osPorts;
 
     Transport(String name) {
         this.name = name;
@@ -72,6 +74,22 @@ class Transport {
         if (ip == null || !validLocal(a, ip)) {
             return NtStatus.STATUS_INVALID_ADDRESS;
         }
+        if (want.getPort() == 0 && osPorts) {
+            // a wire transport shares the host's port space: let the OS pick a free port, then reserve it here
+            for (int tries = 0; tries < 64; tries++) {
+                int port = osEphemeralPort(ip);
+                if (port <= 0) {
+                    return NtStatus.STATUS_TOO_MANY_ADDRESSES;
+                }
+                InetSocketAddress cand = new InetSocketAddress(ip, port);
+                if (!inUse(cand)) {
+                    endpoints.put(cand, new int[] {1});
+                    out[0] = cand;
+                    return NtStatus.STATUS_SUCCESS;
+                }
+            }
+            return NtStatus.STATUS_TOO_MANY_ADDRESSES;
+        }
         if (want.getPort() == 0) {
             for (int tries = 0; tries <= EPHEMERAL_HIGH - EPHEMERAL_LOW; tries++) {
                 int port = nextEphemeral;
@@ -105,6 +123,27 @@ class Transport {
             }
         }
         return false;
+    }
+
+    /**
+     * A port in the NDK ephemeral range 49152-65535 that the OS reports free on {@code ip} right now, or -1.
+     * Probing starts at a random port so that successive runs do not meet each other's TIME_WAIT sockets.
+     */
+    private static int osEphemeralPort(InetAddress ip) {
+        int span = EPHEMERAL_HIGH - EPHEMERAL_LOW + 1;
+        int start = java.util.concurrent.ThreadLocalRandom.current().nextInt(span);
+        for (int i = 0; i < 512; i++) {
+            int port = EPHEMERAL_LOW + (start + i) % span;
+            try (java.nio.channels.ServerSocketChannel ch = java.nio.channels.ServerSocketChannel.open()) {
+                // without address reuse the probe also fails on ports held by TIME_WAIT connections
+                ch.setOption(java.net.StandardSocketOptions.SO_REUSEADDR, false);
+                ch.bind(new InetSocketAddress(ip, port));
+                return port;
+            } catch (java.io.IOException e) {
+                // in use: try the next one
+            }
+        }
+        return -1;
     }
 
     /** Takes another reference on an endpoint already held. */

@@ -31,14 +31,14 @@ final class MpaNegotiation {
     }
 
     /**
-     * Responder side: ORD lowered to the initiator's IRD, IRD raised to the initiator's ORD (at most
-     * {@link MpaParams#MAX_READ_DEPTH}); {@code 0x3fff} from the initiator leaves the value alone and
-     * is echoed. A is echoed; one RTR type is selected.
+     * Responder side: ORD lowered to the initiator's IRD, IRD lowered to the initiator's ORD;
+     * {@code 0x3fff} from the initiator leaves the value alone and is echoed. A is echoed; one RTR type is selected.
      */
     static Responder respond(MpaFrames.Word request, MpaParams local) {
         int ord = request.ird() == NO_NEGOTIATION ? local.ord() : Math.min(local.ord(), request.ird());
-        int ird = request.ord() == NO_NEGOTIATION ? local.ird()
-            : Math.max(local.ird(), Math.min(request.ord(), MpaParams.MAX_READ_DEPTH));
+        // IRD is a resource the consumer granted: lowered to the initiator's ORD, never raised above the grant
+        // (NDK: effective IRD = min(local IRD, peer ORD)); the initiator then lowers its ORD to it.
+        int ird = request.ord() == NO_NEGOTIATION ? local.ird() : Math.min(local.ird(), request.ord());
         Optional<RtrType> rtr = Optional.empty();
         if (request.peerToPeer()) {
             RtrType selected = selectForReply(request.rtr(), local.rtrTypes());

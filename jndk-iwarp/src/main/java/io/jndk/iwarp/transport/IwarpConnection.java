@@ -63,6 +63,8 @@ import java.util.zip.CRC32C;
  * After a failure a guard closes the channel if the peer does not close within {@link #LINGER_MILLIS}.
  */
 public final class IwarpConnection implements WireConnection {
+    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(IwarpConnection.class.getName());
+
 
     /** Bound on how long a failed connection waits for its Terminate to drain and the peer to close. */
     static final long LINGER_MILLIS = 2_000;
@@ -441,6 +443,9 @@ public final class IwarpConnection implements WireConnection {
                     consume(buffer);
                 }
             } catch (IOException | RuntimeException e) {
+                if (e instanceof RuntimeException) {
+                    LOG.log(java.util.logging.Level.WARNING, "iWARP receive engine failed; resetting the connection", e);
+                }
                 if (!localClose && failure.get() == null && !closed.get()) {
                     if (!established) {
                         failPassive(NtStatus.STATUS_CONNECTION_ABORTED);
@@ -753,6 +758,9 @@ public final class IwarpConnection implements WireConnection {
             try {
                 loop();
             } catch (IOException | RuntimeException e) {
+                if (e instanceof RuntimeException) {
+                    LOG.log(java.util.logging.Level.WARNING, "iWARP transmit engine failed; resetting the connection", e);
+                }
                 Failure f = failure.get();
                 if (f == null && !localClose && !closed.get()) {
                     record(new Failure(NtStatus.STATUS_CONNECTION_RESET, 0, false, DisconnectReason.CONNECTION_RESET,

@@ -241,6 +241,8 @@ public final class IwarpTransport implements WireTransport {
     private final class Incoming implements IncomingRequest {
         private final MpaRequest request;
         private final PendingMpaConnection pending;
+        private boolean refused;
+        private IwarpConnection accepted;
 
         Incoming(MpaRequest request, PendingMpaConnection pending) {
             this.request = request;
@@ -291,6 +293,14 @@ public final class IwarpTransport implements WireTransport {
                     return;
                 }
                 IwarpConnection c = newConnection(false, a, a.negotiated());
+                synchronized (this) {
+                    if (refused) {
+                        c.reset();
+                        handler.onFailed(NtStatus.STATUS_CONNECTION_ABORTED);
+                        return;
+                    }
+                    accepted = c;
+                }
                 c.beginPassive(qp, handler);
                 c.awaitEstablished(acceptTimeoutMillis);
             });
@@ -308,9 +318,18 @@ public final class IwarpTransport implements WireTransport {
             });
         }
 
+        /** Also abandons an accepted connection that is not yet established (the consumer closed its connector). */
         @Override
         public void refuse() {
+            IwarpConnection c;
+            synchronized (this) {
+                refused = true;
+                c = accepted;
+            }
             pending.close();
+            if (c != null) {
+                c.reset();
+            }
         }
     }
 }

@@ -144,11 +144,11 @@ class MpaConnectTest {
                 assertThat(s.peerIrd()).isEqualTo(4);
                 assertThat(s.peerOrd()).isEqualTo(2);
                 assertThat(s.ord()).as("responder ORD <= initiator IRD").isEqualTo(4);
-                assertThat(s.ird()).as("responder IRD >= initiator ORD").isEqualTo(2);
-                assertThat(c.peerIrd()).isEqualTo(2);
+                assertThat(s.ird()).as("responder IRD lowered to the initiator ORD, never above its grant 1").isEqualTo(1);
+                assertThat(c.peerIrd()).isEqualTo(1);
                 assertThat(c.peerOrd()).isEqualTo(4);
                 assertThat(c.ird()).as("initiator IRD >= responder ORD").isEqualTo(4);
-                assertThat(c.ord()).as("initiator ORD <= responder IRD").isEqualTo(2);
+                assertThat(c.ord()).as("initiator ORD <= responder IRD").isEqualTo(1);
             }
         }
     }

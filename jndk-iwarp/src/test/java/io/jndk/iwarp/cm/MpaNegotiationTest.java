@@ -26,11 +26,11 @@ class MpaNegotiationTest {
         "1, 1,   1, 1,   1, 1",      // rping: equal values pass through
         "0, 0,   0, 0,   0, 0",      // perftest write/send
         "128, 128, 128, 128, 128, 128", // ib_read_bw
-        "4, 2,   1, 8,   2, 4",      // responder ORD lowered to 4, IRD raised to 2
-        "2, 16,  4, 4,   16, 2",     // IRD raised to the initiator's ORD
-        "0, 0,   8, 8,   8, 0",      // responder keeps its larger IRD, ORD drops to 0
+        "4, 2,   1, 8,   1, 4",      // responder ORD lowered to 4; IRD stays at the granted 1
+        "2, 16,  4, 4,   4, 2",      // IRD never raised above the grant: the initiator lowers its ORD
+        "0, 0,   8, 8,   0, 0",      // IRD lowered to the initiator's ORD 0, ORD drops to 0
         "16383, 16383, 3, 5, 16383, 16383", // 0x3fff both ways: no automatic negotiation, echoed
-        "7, 200, 1, 1,   128, 1",    // initiator ORD above the limit: IRD clamped to 128
+        "7, 200, 1, 1,   1, 1",      // initiator ORD above the limit: IRD stays at the grant
     })
     void responderRelaxedNegotiation(int reqIrd, int reqOrd, int ird, int ord, int replyIrd, int replyOrd) {
         MpaParams local = MpaParams.of(ird, ord, null);

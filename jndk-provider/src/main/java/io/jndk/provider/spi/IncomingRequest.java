@@ -26,6 +26,9 @@ public interface IncomingRequest {
     /** Rejects with private data (the requester sees a refusal carrying it). */
     void reject(byte[] privateData);
 
-    /** Refuses without an answer (listener paused, closing or backlog full). */
+    /**
+     * Refuses without an answer (listener paused, closing or backlog full); after {@link #accept}, abandons the
+     * connection if it is not established yet (the consumer closed its connector).
+     */
     void refuse();
 }
