@@ -57,6 +57,8 @@ class DataTransferConformanceTest {
         assertThat(r.type).isEqualTo(NdkOperationType.WRITE);
         assertThat(r.requestContext).isEqualTo("w1");
         assertThat(r.qpContext).isEqualTo("qpA");
+        // a Write is complete locally once handed to the transport (RDMAP rule 9): placement at the peer follows
+        Kit.awaitTrue("write placed", () -> dstB.segment().asSlice(100, 4096).mismatch(srcA.segment().asSlice(0, 4096)) == -1);
         dstB.assertSame(100, srcA, 0, 4096);
         dstB.assertFilled(0, 100, (byte) 0);
         dstB.assertFilled(4196, 100, (byte) 0);

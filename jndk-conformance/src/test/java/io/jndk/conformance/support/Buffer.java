@@ -91,6 +91,9 @@ public final class Buffer {
 
     /** Asserts {@code len} bytes at {@code off} equal {@code other} at {@code otherOff}. */
     public void assertSame(long off, Buffer other, long otherOff, long len) {
+        // RDMA places asynchronously: a Write is complete at its sender before the bytes are at the target (RDMAP
+        // rule 9), so wait (bounded) for the bytes before judging them
+        Kit.awaitTrueOrTimeout(() -> data.asSlice(off, len).mismatch(other.data.asSlice(otherOff, len)) == -1);
         long mismatch = data.asSlice(off, len).mismatch(other.data.asSlice(otherOff, len));
         assertThat(mismatch).as("first differing byte").isEqualTo(-1L);
     }

@@ -173,6 +173,15 @@ public final class Kit {
         }
     }
 
+    /** Waits until {@code condition} holds or the deadline passes (the caller then asserts). */
+    public static void awaitTrueOrTimeout(java.util.function.BooleanSupplier condition) {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+            Thread.yield();
+        }
+    }
+
     /** Object type check helper. */
     public static void assertType(NdkObject o, io.jndk.api.NdkObjectType t) {
         assertThat(o.objectType()).isEqualTo(t);
