@@ -605,6 +605,9 @@ final class SoftConnector extends SoftObject implements NdkConnector {
                 state = State.ACCEPTING;
                 park(rc, ctx);
                 IncomingRequest r = incoming;
+                // the transport sizes its read queues from these when it binds the port (before the first frame)
+                sq.effectiveIrd = effIrd;
+                sq.effectiveOrd = effOrd;
                 WirePort port = new WirePort(sq);
                 byte[] mine = pd == null ? new byte[0] : pd.clone();
                 adapter.dispatcher().run(() -> r.accept(mine, myIrd, myOrd, port, passiveHandler()));

@@ -11,7 +11,7 @@ import io.jndk.api.NdkMrFlags;
 import io.jndk.api.NdkOpenParameters;
 import io.jndk.api.NdkPd;
 import io.jndk.api.NdkQp;
-import io.jndk.api.NdkResult;
+import io.jndk.api.NdkResultEx;
 import io.jndk.api.NdkSge;
 import io.jndk.api.NtStatus;
 import io.jndk.api.Ref;
@@ -57,6 +57,12 @@ final class PerfCommand implements Callable<Integer> {
 
     @Option(names = "--json", description = "Print one JSON record per size and operation.")
     boolean json;
+
+    @Option(names = "--crc", description = "Ask for MPA CRC32c on every FPDU (iwarp).")
+    boolean crc;
+
+    @Option(names = "--pcap", paramLabel = "FILE", description = "Capture every iWARP frame sent and received to FILE (pcap).")
+    String pcap;
 
     /** One measured row. */
     record Row(int size, String op, int iters, double gbytesPerSec, double mmsgPerSec, double p50us, double p99us,
@@ -148,9 +154,9 @@ final class PerfCommand implements Callable<Integer> {
         }
         NdkSge[] local = {new NdkSge()};
         NdkSge[] recv = {new NdkSge(dst.address(), size, dstMr.getLocalToken())};
-        NdkResult[] res = new NdkResult[32];
+        NdkResultEx[] res = new NdkResultEx[32];
         for (int i = 0; i < res.length; i++) {
-            res[i] = new NdkResult();
+            res[i] = new NdkResultEx();
         }
         boolean verified = true;
         // ---- bandwidth
@@ -159,37 +165,40 @@ final class PerfCommand implements Callable<Integer> {
         long t0 = System.nanoTime();
         while (completed < n) {
             while (posted < n && posted - completed < depth) {
-                if (op.equals("send") && recvPosted - recvDone < depth) {
+                if (op.equals("send") && recvPosted - recvDone < depth && recvPosted < n) {
                     check(qpB.receive(null, recv, 1), "receive");
                     recvPosted++;
                     continue;
                 }
+                if (op.equals("send") && posted >= recvPosted) {
+                    break; // every Send needs a posted receive at the peer (iWARP has no receiver-not-ready retry)
+                }
                 check(post(op, size, src, srcMr, dst, dstMr, local), op);
                 posted++;
             }
-            int k = cqA.getCqResults(res, res.length);
+            int k = cqA.getCqResultsEx(res, res.length);
             for (int i = 0; i < k; i++) {
-                check(res[i].status, op + " completion");
+                check(res[i], op + " completion");
             }
             completed += k;
             if (op.equals("send")) {
-                int m = cqB.getCqResults(res, res.length);
+                int m = cqB.getCqResultsEx(res, res.length);
                 for (int i = 0; i < m; i++) {
-                    check(res[i].status, "receive completion");
+                    check(res[i], "receive completion");
                     verified &= res[i].bytesTransferred == size;
                 }
                 recvDone += m;
             }
         }
         while (op.equals("send") && recvDone < recvPosted) {
-            int m = cqB.getCqResults(res, res.length);
+            int m = cqB.getCqResultsEx(res, res.length);
             for (int i = 0; i < m; i++) {
-                check(res[i].status, "receive completion");
+                check(res[i], "receive completion");
             }
             recvDone += m;
         }
         long elapsed = System.nanoTime() - t0;
-        verified &= dst.asSlice(0, size).mismatch(src.asSlice(0, size)) == -1;
+        verified &= placed(dst, src, size);
         // ---- latency
         Histogram h = new Histogram(3_600_000_000L, 3);
         int m = Math.min(n, 5000);
@@ -203,25 +212,40 @@ final class PerfCommand implements Callable<Integer> {
             long s = System.nanoTime();
             check(post(op, size, src, srcMr, dst, dstMr, local), op);
             NdkCq cq = op.equals("send") ? cqB : cqA;
-            while (cq.getCqResults(res, 1) == 0) {
+            while (cq.getCqResultsEx(res, 1) == 0) {
                 Thread.onSpinWait();
             }
             h.recordValue(Math.max(1, (System.nanoTime() - s) / 10));
-            check(res[0].status, op + " completion");
+            check(res[0], op + " completion");
             if (op.equals("send")) {
-                while (cqA.getCqResults(res, 1) == 0) {
+                while (cqA.getCqResultsEx(res, 1) == 0) {
                     Thread.onSpinWait();
                 }
-                check(res[0].status, "send completion");
+                check(res[0], "send completion");
             }
             if (size <= 4096) {
-                verified &= dst.asSlice(0, size).mismatch(src.asSlice(0, size)) == -1;
+                verified &= placed(dst, src, size);
             }
         }
-        verified &= dst.asSlice(0, size).mismatch(src.asSlice(0, size)) == -1;
+        verified &= placed(dst, src, size);
         double secs = elapsed / 1e9;
         return new Row(size, op, n, (double) size * n / secs / 1e9, n / secs / 1e6, h.getValueAtPercentile(50) / 100.0,
                 h.getValueAtPercentile(99) / 100.0, h.getMaxValue() / 100.0, verified);
+    }
+
+    /**
+     * Whether the destination holds the source bytes. A Write is complete at its sender once handed to the
+     * transport (RDMAP rule 9), so placement at the target may follow a moment later: wait for it, bounded.
+     */
+    private static boolean placed(MemorySegment dst, MemorySegment src, int size) {
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (dst.asSlice(0, size).mismatch(src.asSlice(0, size)) != -1) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.onSpinWait();
+        }
+        return true;
     }
 
     private int post(String op, int size, MemorySegment src, NdkMr srcMr, MemorySegment dst, NdkMr dstMr, NdkSge[] local) {
@@ -235,6 +259,14 @@ final class PerfCommand implements Callable<Integer> {
     private static NdkSge[] local(NdkSge[] s, MemorySegment seg, int size, NdkMr mr) {
         s[0].set(seg.address(), size, mr.getLocalToken());
         return s;
+    }
+
+    private static void check(NdkResultEx r, String what) {
+        if (r.status != NtStatus.STATUS_SUCCESS) {
+            throw new Sync.NdkException(what + (r.providerErrorCode != 0
+                    ? String.format(" (peer Terminate layer %d, type %d, code 0x%02X)", r.providerErrorCode >>> 12 & 0xF,
+                            r.providerErrorCode >>> 8 & 0xF, r.providerErrorCode & 0xFF) : ""), r.status);
+        }
     }
 
     private static void check(int status, String what) {
@@ -253,8 +285,12 @@ final class PerfCommand implements Callable<Integer> {
 
     private void setUp() {
         InetAddress lo = InetAddress.getLoopbackAddress();
-        a = Ndk.open(NdkOpenParameters.of(transport, lo));
-        b = Ndk.open(NdkOpenParameters.of(transport, lo));
+        java.util.Map<String, String> opts = new java.util.HashMap<>();
+        if (crc) {
+            opts.put("crc", "true");
+        }
+        a = Ndk.open(NdkOpenParameters.of(transport, lo).withOptions(pcap == null ? opts : withPcap(opts, pcap)));
+        b = Ndk.open(NdkOpenParameters.of(transport, lo).withOptions(opts));
         int qd = Math.max(depth * 2, 64);
         pdA = Sync.create("CreatePd", a::createPd);
         pdB = Sync.create("CreatePd", b::createPd);
@@ -285,6 +321,12 @@ final class PerfCommand implements Callable<Integer> {
         Sync.check("Connect", Sync.get(connect, "Connect"));
         Sync.request("CompleteConnect", (rc, c) -> connA.completeConnect(null, null, rc, c));
         Sync.check("Accept", Sync.get(accept, "Accept"));
+    }
+
+    private static java.util.Map<String, String> withPcap(java.util.Map<String, String> opts, String file) {
+        java.util.Map<String, String> m = new java.util.HashMap<>(opts);
+        m.put("pcap", file);
+        return m;
     }
 
     private void tearDown() {
