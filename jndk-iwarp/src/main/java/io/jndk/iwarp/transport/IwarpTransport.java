@@ -80,7 +80,7 @@ public final class IwarpTransport implements WireTransport {
     private final PcapWriter pcap;
     private final Path capturePath;
     /** Streams recorded in {@link #pcap}, keyed by (initiator, responder): both ends of one connection share one. */
-    private final Map<List<InetSocketAddress>, PcapWriter.TcpStream> captured = new ConcurrentHashMap<>();
+    private final Map<List<InetSocketAddress>, Boolean> captured = new ConcurrentHashMap<>();
     private final Map<InetSocketAddress, MpaListener> listeners = new ConcurrentHashMap<>();
     private final Set<IwarpConnection> connections = ConcurrentHashMap.newKeySet();
     private volatile boolean shut;
@@ -249,26 +249,24 @@ public final class IwarpTransport implements WireTransport {
             InetSocketAddress initiator = active ? local : remote;
             InetSocketAddress responder = active ? remote : local;
             key = List.of(initiator, responder);
-            stream = pcap.stream(initiator, responder, true);
-            if (captured.putIfAbsent(key, stream) == null) {
+            if (captured.putIfAbsent(key, Boolean.TRUE) == null) {
+                stream = pcap.stream(initiator, responder, true);
                 // the setup frames, in the order they crossed: the Request, then the Reply
                 MpaSetupFrames setup = a.setup();
                 stream.fromInitiator(setup.request());
                 stream.fromResponder(setup.reply());
             } else {
-                stream = null; // the other end of this connection is ours too and records it
-                key = null;
+                key = null; // the other end of this connection is ours too and records it
             }
         }
         ByteBuffer surplus = a.surplus();
         IwarpConnection c = new IwarpConnection(active, a.channel(), n, surplus, segment, stream);
         connections.add(c);
-        PcapWriter.TcpStream recorded = stream;
         List<InetSocketAddress> recordedKey = key;
         c.onClose(() -> {
             connections.remove(c);
             if (recordedKey != null) {
-                captured.remove(recordedKey, recorded);
+                captured.remove(recordedKey);
             }
         });
         return c;
