@@ -1,48 +1,35 @@
 package io.jndk.iwarp.capture;
 
+import static io.jndk.iwarp.capture.CaptureKit.await;
+import static io.jndk.iwarp.capture.CaptureKit.expect;
+import static io.jndk.iwarp.capture.CaptureKit.ok;
+import static io.jndk.iwarp.capture.CaptureKit.poll;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.jndk.api.Mdl;
 import io.jndk.api.Ndk;
 import io.jndk.api.NdkAdapter;
-import io.jndk.api.NdkClosable;
-import io.jndk.api.NdkConnector;
-import io.jndk.api.NdkCq;
-import io.jndk.api.NdkListener;
 import io.jndk.api.NdkMr;
-import io.jndk.api.NdkMrFlags;
 import io.jndk.api.NdkMw;
-import io.jndk.api.NdkObject;
 import io.jndk.api.NdkOpFlags;
 import io.jndk.api.NdkOpenParameters;
 import io.jndk.api.NdkOperationType;
-import io.jndk.api.NdkPd;
-import io.jndk.api.NdkQp;
 import io.jndk.api.NdkResultEx;
 import io.jndk.api.NdkSge;
 import io.jndk.api.NtStatus;
-import io.jndk.api.Ref;
-import io.jndk.api.IntRef;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -68,9 +55,7 @@ class EveryOpcodeCaptureTest {
     static final Map<Integer, String> OPCODES = Map.of(0x0, "RDMA Write", 0x1, "RDMA Read Request",
         0x2, "RDMA Read Response", 0x3, "Send", 0x4, "Send with Invalidate", 0x5, "Send with SE",
         0x6, "Send with SE and Invalidate", 0x7, "Terminate");
-    static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(30);
     static final int REMOTE_RW = NdkOpFlags.ALLOW_REMOTE_READ | NdkOpFlags.ALLOW_REMOTE_WRITE;
-    static final int ALL = NdkMrFlags.ALLOW_LOCAL_WRITE | NdkMrFlags.ALLOW_REMOTE_READ | NdkMrFlags.ALLOW_REMOTE_WRITE;
 
     @TempDir
     Path dir;
@@ -84,8 +69,6 @@ class EveryOpcodeCaptureTest {
                 java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         }
     }
-
-    private final Deque<NdkClosable> closeLast = new ArrayDeque<>();
 
     @ParameterizedTest(name = "crc={0}")
     @ValueSource(booleans = {true, false})
@@ -103,13 +86,7 @@ class EveryOpcodeCaptureTest {
             throw e;
         }
         try (Arena arena = Arena.ofShared()) {
-            try {
-                session(arena, a, b);
-            } finally {
-                while (!closeLast.isEmpty()) {
-                    close(closeLast.pop());
-                }
-            }
+            session(arena, a, b);
         } finally {
             a.close();
             b.close();
@@ -145,199 +122,73 @@ class EveryOpcodeCaptureTest {
     // ---- the session -------------------------------------------------------------------------------------------
 
     private void session(Arena arena, NdkAdapter a, NdkAdapter b) {
-        NdkPd pdA = create(r -> a.createPd(null, null, r));
-        NdkPd pdB = create(r -> b.createPd(null, null, r));
-        NdkCq cqA = create(r -> a.createCq(64, null, null, null, null, null, r));
-        NdkCq cqB = create(r -> b.createCq(64, null, null, null, null, null, r));
-        NdkQp qpA = create(r -> pdA.createQp(cqA, cqA, "qpA", 16, 16, 2, 2, 0, null, null, r));
-        NdkQp qpB = create(r -> pdB.createQp(cqB, cqB, "qpB", 16, 16, 2, 2, 0, null, null, r));
-        MemorySegment bufA = arena.allocate(16384, 4096);
-        MemorySegment bufB = arena.allocate(16384, 4096);
-        for (int i = 0; i < bufA.byteSize(); i++) {
-            bufA.set(java.lang.foreign.ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + 7));
-        }
-        NdkMr mrA = register(pdA, bufA);
-        NdkMr mrB = register(pdB, bufB);
-        NdkMw mw1 = create(r -> pdB.createMw(null, null, r));
-        NdkMw mw2 = create(r -> pdB.createMw(null, null, r));
+        CaptureKit kit = new CaptureKit();
+        try {
+            CaptureKit.Pair p = kit.connect(a, b);
+            MemorySegment bufA = arena.allocate(16384, 4096);
+            MemorySegment bufB = arena.allocate(16384, 4096);
+            for (int i = 0; i < bufA.byteSize(); i++) {
+                bufA.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + 7));
+            }
+            NdkMr mrA = kit.register(p.a.pd, bufA);
+            NdkMr mrB = kit.register(p.b.pd, bufB);
+            NdkMw mw1 = kit.create(r -> p.b.pd.createMw(null, null, r));
+            NdkMw mw2 = kit.create(r -> p.b.pd.createMw(null, null, r));
+            long addrA = bufA.address();
+            long addrB = bufB.address();
+            int lA = mrA.getLocalToken();
+            int lB = mrB.getLocalToken();
 
-        // connect: B listens, A connects, B accepts, A completes
-        ConcurrentLinkedQueue<NdkConnector> incoming = new ConcurrentLinkedQueue<>();
-        NdkListener listener = create(r -> b.createListener((ctx, c) -> incoming.add(c), null, null, null, r));
-        assertThat(request((rc, c) -> listener.listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), rc, c)))
-            .isEqualTo(NtStatus.STATUS_SUCCESS);
-        Ref<InetSocketAddress> where = new Ref<>();
-        assertThat(listener.getLocalAddress(where, new IntRef(28))).isEqualTo(NtStatus.STATUS_SUCCESS);
-        NdkConnector connA = create(r -> a.createConnector(null, null, r));
-        CompletableFuture<Integer> connected = start((rc, c) -> connA.connect(qpA,
-            new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), where.get(), 4, 4,
-            "hi".getBytes(StandardCharsets.US_ASCII), rc, c));
-        await("connect event", () -> !incoming.isEmpty() || connected.isDone());
-        NdkConnector connB = incoming.poll();
-        assertThat(connB).as("connect event (connect ended with %s)", connected.getNow(null)).isNotNull();
-        closeLast.push(connB);
-        AtomicInteger disconnectsA = new AtomicInteger();
-        AtomicInteger disconnectsB = new AtomicInteger();
-        CompletableFuture<Integer> accepted = start((rc, c) -> connB.accept(qpB, 4, 4, new byte[] {1},
-            ctx -> disconnectsB.incrementAndGet(), null, rc, c));
-        assertThat(NtStatus.name(join(connected))).as("connect").isEqualTo("STATUS_SUCCESS");
-        assertThat(NtStatus.name(request((rc, c) -> connA.completeConnect(ctx -> disconnectsA.incrementAndGet(), null,
-            rc, c)))).as("complete connect").isEqualTo("STATUS_SUCCESS");
-        assertThat(NtStatus.name(join(accepted))).as("accept").isEqualTo("STATUS_SUCCESS");
+            // RDMA Write, then RDMA Read Request + Read Response
+            ok(p.a.qp.write("write", new NdkSge[] {new NdkSge(addrA, 3000, lA)}, 1, addrB, mrB.getRemoteToken(), 0));
+            expect(p.a.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.WRITE);
+            ok(p.a.qp.read("read", new NdkSge[] {new NdkSge(addrA + 8192, 3000, lA)}, 1, addrB,
+                mrB.getRemoteToken(), 0));
+            expect(p.a.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.READ);
+            assertThat(bufA.asSlice(8192, 3000).mismatch(bufA.asSlice(0, 3000))).isEqualTo(-1);
 
-        long addrA = bufA.address();
-        long addrB = bufB.address();
-        int lA = mrA.getLocalToken();
-        int lB = mrB.getLocalToken();
+            // Send with Solicited Event, Send
+            sendOne(p, addrA, lA, addrB + 4096, lB, NdkOpFlags.SEND_AND_SOLICIT_EVENT, 0, false);
+            sendOne(p, addrA, lA, addrB + 4096, lB, 0, 0, false);
 
-        // RDMA Write (two FPDUs' worth is not needed: one suffices), then RDMA Read Request + Read Response
-        ok(qpA.write("write", new NdkSge[] {new NdkSge(addrA, 3000, lA)}, 1, addrB, mrB.getRemoteToken(), 0));
-        expect(cqA, NtStatus.STATUS_SUCCESS, NdkOperationType.WRITE);
-        ok(qpA.read("read", new NdkSge[] {new NdkSge(addrA + 8192, 3000, lA)}, 1, addrB, mrB.getRemoteToken(), 0));
-        expect(cqA, NtStatus.STATUS_SUCCESS, NdkOperationType.READ);
-        assertThat(bufA.asSlice(8192, 3000).mismatch(bufA.asSlice(0, 3000))).isEqualTo(-1);
+            // Send with Invalidate and Send with SE and Invalidate, each naming a window B bound
+            bind(p, mrB, mw1, addrB + 8192);
+            bind(p, mrB, mw2, addrB + 12288);
+            sendOne(p, addrA, lA, addrB + 4096, lB, 0, mw1.getRemoteToken(), true);
+            sendOne(p, addrA, lA, addrB + 4096, lB, NdkOpFlags.SEND_AND_SOLICIT_EVENT, mw2.getRemoteToken(), true);
 
-        // Send, Send with Solicited Event
-        sendOne(qpA, cqA, qpB, cqB, addrA, lA, addrB + 4096, lB, NdkOpFlags.SEND_AND_SOLICIT_EVENT, 0, 0);
-        sendOne(qpA, cqA, qpB, cqB, addrA, lA, addrB + 4096, lB, 0, 0, 0);
-
-        // Send with Invalidate and Send with SE and Invalidate, each naming a window B bound
-        bind(qpB, cqB, mrB, mw1, addrB + 8192);
-        bind(qpB, cqB, mrB, mw2, addrB + 12288);
-        sendOne(qpA, cqA, qpB, cqB, addrA, lA, addrB + 4096, lB, 0, mw1.getRemoteToken(), 1);
-        sendOne(qpA, cqA, qpB, cqB, addrA, lA, addrB + 4096, lB, NdkOpFlags.SEND_AND_SOLICIT_EVENT,
-            mw2.getRemoteToken(), 1);
-
-        // Terminate: an RDMA Write to a token B never issued; B answers with a Terminate
-        ok(qpA.write("bad-write", new NdkSge[] {new NdkSge(addrA, 64, lA)}, 1, addrB, 0xFFFFFF5A, 0));
-        NdkResultEx refused = poll(cqA);
-        assertThat(NtStatus.name(refused.status)).as("refused write %s", refused)
-            .isIn("STATUS_REMOTE_RESOURCES", "STATUS_SUCCESS");
-        assertThat(NdkOperationType.name(refused.type)).isEqualTo(NdkOperationType.name(NdkOperationType.WRITE));
-        await("disconnect event on both sides", () -> disconnectsA.get() > 0 && disconnectsB.get() > 0);
-
-        // children first: connectors, listener, windows, regions, QPs, CQs, PDs
-        closeLast.pop(); // connB, closed below in order
-        for (NdkClosable o : new NdkClosable[] {connA, connB, listener, mw1, mw2, mrA, mrB, qpA, qpB, cqA, cqB,
-            pdA, pdB}) {
-            close(o);
+            // Terminate: an RDMA Write to a token B never issued; B answers with a Terminate
+            ok(p.a.qp.write("bad-write", new NdkSge[] {new NdkSge(addrA, 64, lA)}, 1, addrB, 0xFFFFFF5A, 0));
+            NdkResultEx refused = poll(p.a.cq);
+            assertThat(NtStatus.name(refused.status)).as("refused write %s", refused)
+                .isIn("STATUS_REMOTE_RESOURCES", "STATUS_SUCCESS");
+            assertThat(NdkOperationType.name(refused.type)).isEqualTo(NdkOperationType.name(NdkOperationType.WRITE));
+            await("disconnect event on both sides", () -> p.a.disconnects.get() > 0 && p.b.disconnects.get() > 0);
+        } finally {
+            kit.closeAll();
         }
     }
 
     /** B posts a receive, A sends 100 octets (optionally invalidating {@code token}); both sides complete. */
-    private static void sendOne(NdkQp qpA, NdkCq cqA, NdkQp qpB, NdkCq cqB, long addrA, int lA, long addrB, int lB,
-                                int flags, int token, int invalidate) {
-        ok(qpB.receive("recv", new NdkSge[] {new NdkSge(addrB, 1000, lB)}, 1));
+    private static void sendOne(CaptureKit.Pair p, long addrA, int lA, long addrB, int lB, int flags, int token,
+                                boolean invalidate) {
+        ok(p.b.qp.receive("recv", new NdkSge[] {new NdkSge(addrB, 1000, lB)}, 1));
         NdkSge[] src = {new NdkSge(addrA, 100, lA)};
-        ok(invalidate != 0 ? qpA.sendAndInvalidate("send", src, 1, flags, token) : qpA.send("send", src, 1, flags));
-        NdkResultEx rx = poll(cqB);
+        ok(invalidate ? p.a.qp.sendAndInvalidate("send", src, 1, flags, token) : p.a.qp.send("send", src, 1, flags));
+        NdkResultEx rx = poll(p.b.cq);
         assertThat(NtStatus.name(rx.status)).as("receive %s", rx).isEqualTo("STATUS_SUCCESS");
         assertThat(rx.bytesTransferred).isEqualTo(100);
-        if (invalidate != 0) {
+        if (invalidate) {
             assertThat(NdkOperationType.name(rx.type)).isEqualTo(NdkOperationType.name(
                 NdkOperationType.RECEIVE_AND_INVALIDATE));
             assertThat(rx.typeSpecificCompletionOutput).isEqualTo(Integer.toUnsignedLong(token));
         }
-        expect(cqA, NtStatus.STATUS_SUCCESS, NdkOperationType.SEND);
+        expect(p.a.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.SEND);
     }
 
-    private static void bind(NdkQp qp, NdkCq cq, NdkMr mr, NdkMw mw, long address) {
-        ok(qp.bind("bind", mr, mw, address, 4096, REMOTE_RW));
-        expect(cq, NtStatus.STATUS_SUCCESS, NdkOperationType.BIND);
-    }
-
-    private NdkMr register(NdkPd pd, MemorySegment buffer) {
-        NdkMr mr = create(r -> pd.createMr(false, null, null, r));
-        assertThat(NtStatus.name(request((rc, c) -> mr.registerMr(Mdl.of(buffer), buffer.byteSize(), ALL, rc, c))))
-            .isEqualTo("STATUS_SUCCESS");
-        return mr;
-    }
-
-    // ---- NDK call shapes (inline or pending) ---------------------------------------------------------------------
-
-    /** A create call given its {@code Ref}. */
-    interface CreateCall {
-        int call(Ref<?> out);
-    }
-
-    /** A request call given a completion and its context. */
-    interface RequestCall {
-        int call(io.jndk.api.RequestCompletion completion, Object context);
-    }
-
-    @SuppressWarnings("unchecked")
-    private <T extends NdkObject> T create(java.util.function.Function<Ref<T>, Integer> call) {
-        Ref<T> out = new Ref<>();
-        int s = call.apply(out);
-        assertThat(NtStatus.name(s)).as("create").isEqualTo("STATUS_SUCCESS");
-        T o = out.get();
-        assertThat(o).isNotNull();
-        if (o instanceof NdkClosable c && !(o instanceof NdkConnector) && !(o instanceof NdkListener)) {
-            closeLast.push(c);
-        }
-        return o;
-    }
-
-    private static CompletableFuture<Integer> start(RequestCall call) {
-        CompletableFuture<Integer> f = new CompletableFuture<>();
-        int s = call.call((ctx, st) -> f.complete(st), null);
-        if (s != NtStatus.STATUS_PENDING) {
-            f.complete(s);
-        }
-        return f;
-    }
-
-    private static int request(RequestCall call) {
-        return join(start(call));
-    }
-
-    private static int join(CompletableFuture<Integer> f) {
-        try {
-            return f.get(30, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new AssertionError("request did not complete", e);
-        }
-    }
-
-    private void close(NdkClosable o) {
-        closeLast.remove(o);
-        CompletableFuture<Void> f = new CompletableFuture<>();
-        int s = o.close(ctx -> f.complete(null), null);
-        if (s == NtStatus.STATUS_SUCCESS) {
-            f.complete(null);
-        }
-        try {
-            f.get(30, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new AssertionError("close of " + o + " did not complete", e);
-        }
-    }
-
-    private static void ok(int status) {
-        assertThat(NtStatus.name(status)).as("post").isEqualTo("STATUS_SUCCESS");
-    }
-
-    private static NdkResultEx poll(NdkCq cq) {
-        NdkResultEx[] r = {new NdkResultEx()};
-        await("a completion", () -> cq.getCqResultsEx(r, 1) == 1);
-        return r[0];
-    }
-
-    private static void expect(NdkCq cq, int status, int type) {
-        NdkResultEx r = poll(cq);
-        assertThat(NtStatus.name(r.status)).as("completion %s", r).isEqualTo(NtStatus.name(status));
-        assertThat(NdkOperationType.name(r.type)).as("type of %s", r).isEqualTo(NdkOperationType.name(type));
-    }
-
-    private static void await(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + WAIT_NANOS;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.onSpinWait();
-            Thread.yield();
-        }
+    private static void bind(CaptureKit.Pair p, NdkMr mr, NdkMw mw, long address) {
+        ok(p.b.qp.bind("bind", mr, mw, address, 4096, REMOTE_RW));
+        expect(p.b.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.BIND);
     }
 
     // ---- tshark ------------------------------------------------------------------------------------------------
