@@ -110,9 +110,10 @@ public final class MpaInitiator {
             long deadline = MpaIo.deadline(replyTimeout);
             MpaFrames.Word offered = new MpaFrames.Word(params.peerToPeer(),
                 params.peerToPeer() ? params.rtrTypes() : Set.of(), params.ird(), params.ord());
-            MpaIo.writeFully(channel, MpaFrames.encode(MpaFrameKind.REQUEST, MpaFrameFlyweight.REVISION_2,
-                params.crc(), false, offered, params.privateDataUnsafe()));
-            MpaOutcome outcome = readReply(channel, params, deadline);
+            ByteBuffer request = MpaFrames.encode(MpaFrameKind.REQUEST, MpaFrameFlyweight.REVISION_2,
+                params.crc(), false, offered, params.privateDataUnsafe());
+            MpaIo.writeFully(channel, request);
+            MpaOutcome outcome = readReply(channel, params, deadline, request);
             handedOver = outcome instanceof MpaOutcome.Accepted;
             return outcome;
         } catch (UnresolvedAddressException | UnsupportedAddressTypeException e) {
@@ -127,7 +128,8 @@ public final class MpaInitiator {
         }
     }
 
-    private static MpaOutcome readReply(SocketChannel channel, MpaParams params, long deadline) throws IOException {
+    private static MpaOutcome readReply(SocketChannel channel, MpaParams params, long deadline, ByteBuffer request)
+        throws IOException {
         ByteBuffer in = ByteBuffer.allocate(REPLY_BUFFER);
         MpaIo.readAtLeast(channel, in, MpaFrameFlyweight.HEADER_LENGTH, deadline);
         MpaFrameFlyweight reply = new MpaFrameFlyweight().wrap(in, 0);
@@ -175,7 +177,8 @@ public final class MpaInitiator {
         MpaNegotiated negotiated = new MpaNegotiated(MpaRole.INITIATOR, frame.revision(), true, crc,
             result.ird(), result.ord(), peerIrd, peerOrd, params.peerToPeer(), result.rtr(), frame.ulpData(), false,
             local, remote);
-        return new MpaOutcome.Accepted(negotiated, channel, surplus);
+        return new MpaOutcome.Accepted(negotiated, channel, surplus,
+            MpaSetupFrames.copy(request, 0, request.limit(), in, 0, frameLength));
     }
 
     private static MpaOutcome refused(String detail) {

@@ -235,7 +235,10 @@ public final class MpaListener implements AutoCloseable {
                 w == null ? MpaNegotiated.UNKNOWN : w.ird(), w == null ? MpaNegotiated.UNKNOWN : w.ord(),
                 w != null && w.peerToPeer(), w == null ? Set.of() : w.rtr(), frame.ulpData(),
                 (InetSocketAddress) channel.getLocalAddress(), (InetSocketAddress) channel.getRemoteAddress());
-            PendingMpaConnection connection = new PendingMpaConnection(this, channel, frame, mpaRequest);
+            byte[] requestOctets = new byte[frameLength];
+            in.get(0, requestOctets);
+            PendingMpaConnection connection = new PendingMpaConnection(this, channel, frame, mpaRequest,
+                requestOctets);
             pending.add(connection);
             inSetup.remove(channel);
             kept = true;

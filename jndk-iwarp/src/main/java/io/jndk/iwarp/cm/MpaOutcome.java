@@ -18,13 +18,27 @@ public sealed interface MpaOutcome permits MpaOutcome.Accepted, MpaOutcome.Rejec
      * @param negotiated what was agreed
      * @param channel the connected channel
      * @param surplus FPDU octets already read, position 0, possibly empty
+     * @param setup the MPA Request and Reply octets exchanged ({@link MpaSetupFrames#NONE} if not recorded)
      */
-    record Accepted(MpaNegotiated negotiated, SocketChannel channel, ByteBuffer surplus) implements MpaOutcome {
+    record Accepted(MpaNegotiated negotiated, SocketChannel channel, ByteBuffer surplus, MpaSetupFrames setup)
+        implements MpaOutcome {
         /** Checks arguments. */
         public Accepted {
             Objects.requireNonNull(negotiated, "negotiated");
             Objects.requireNonNull(channel, "channel");
             Objects.requireNonNull(surplus, "surplus");
+            Objects.requireNonNull(setup, "setup");
+        }
+
+        /**
+         * An outcome without recorded setup frames.
+         *
+         * @param negotiated what was agreed
+         * @param channel the connected channel
+         * @param surplus FPDU octets already read, position 0, possibly empty
+         */
+        public Accepted(MpaNegotiated negotiated, SocketChannel channel, ByteBuffer surplus) {
+            this(negotiated, channel, surplus, MpaSetupFrames.NONE);
         }
     }
 

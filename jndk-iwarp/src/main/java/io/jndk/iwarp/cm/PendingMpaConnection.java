@@ -39,13 +39,16 @@ public final class PendingMpaConnection implements AutoCloseable {
     private final SocketChannel channel;
     private final MpaFrames.Frame frame;
     private final MpaRequest request;
+    private final byte[] requestOctets;
     private final AtomicReference<State> state = new AtomicReference<>(State.PENDING);
 
-    PendingMpaConnection(MpaListener listener, SocketChannel channel, MpaFrames.Frame frame, MpaRequest request) {
+    PendingMpaConnection(MpaListener listener, SocketChannel channel, MpaFrames.Frame frame, MpaRequest request,
+                         byte[] requestOctets) {
         this.listener = listener;
         this.channel = channel;
         this.frame = frame;
         this.request = request;
+        this.requestOctets = requestOctets;
     }
 
     /** @return the Request */
@@ -94,7 +97,8 @@ public final class PendingMpaConnection implements AutoCloseable {
             MpaNegotiated negotiated = new MpaNegotiated(MpaRole.RESPONDER, request.revision(), frame.enhanced(), crc,
                 ird, ord, request.peerIrd(), request.peerOrd(), rtr.isPresent(), rtr, request.privateData(), false,
                 (InetSocketAddress) channel.getLocalAddress(), (InetSocketAddress) channel.getRemoteAddress());
-            return new MpaOutcome.Accepted(negotiated, channel, ByteBuffer.allocate(0));
+            return new MpaOutcome.Accepted(negotiated, channel, ByteBuffer.allocate(0), MpaSetupFrames.copy(
+                ByteBuffer.wrap(requestOctets), 0, requestOctets.length, reply, 0, reply.limit()));
         } catch (IOException e) {
             MpaIo.closeQuietly(channel);
             return new MpaOutcome.Failed(e instanceof ClosedByInterruptException ? MpaFailure.CANCELLED : MpaFailure.ABORTED,

@@ -95,6 +95,7 @@ public final class IwarpConnection implements WireConnection {
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicBoolean endReported = new AtomicBoolean();
+    private final AtomicBoolean localFinCaptured = new AtomicBoolean();
     private final AtomicInteger passiveState = new AtomicInteger(PASSIVE_PENDING);
     private final AtomicInteger liveThreads = new AtomicInteger();
     private final AtomicReference<Failure> failure = new AtomicReference<>();
@@ -350,12 +351,17 @@ public final class IwarpConnection implements WireConnection {
             } catch (IOException ignored) {
                 // nothing left to do
             }
-            if (capture != null) {
-                capture.fin(active);
-            }
+            captureLocalFin();
             onClose.run();
             closedLatch.countDown();
             kick();
+        }
+    }
+
+    /** Records this side's FIN in the capture, once. */
+    private void captureLocalFin() {
+        if (capture != null && localFinCaptured.compareAndSet(false, true)) {
+            capture.fin(active);
         }
     }
 
@@ -433,6 +439,9 @@ public final class IwarpConnection implements WireConnection {
                     buffer.clear();
                     int n = channel.read(buffer);
                     if (n < 0) {
+                        if (capture != null) {
+                            capture.fin(!active);
+                        }
                         endOfStream();
                         return;
                     }
@@ -799,9 +808,7 @@ public final class IwarpConnection implements WireConnection {
                     } else if (disconnectRequested && irqHead == irqTail) {
                         outputShut = true;
                         channel.shutdownOutput();
-                        if (capture != null) {
-                            capture.fin(active);
-                        }
+                        captureLocalFin();
                         worked = true;
                     }
                 }

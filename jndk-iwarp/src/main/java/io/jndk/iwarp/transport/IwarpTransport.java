@@ -10,6 +10,7 @@ import io.jndk.iwarp.cm.MpaOutcome;
 import io.jndk.iwarp.cm.MpaParams;
 import io.jndk.iwarp.cm.MpaRequest;
 import io.jndk.iwarp.cm.PendingMpaConnection;
+import io.jndk.iwarp.cm.MpaSetupFrames;
 import io.jndk.iwarp.cm.RtrType;
 import io.jndk.iwarp.pcap.PcapWriter;
 import io.jndk.provider.spi.ActiveHandler;
@@ -25,6 +26,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -43,8 +45,17 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>{@code mpa.timeout.ms}: wait for the MPA Request (listener) and, when the connect request gives no
  *       bound, for the MPA Reply;</li>
  *   <li>{@code accept.timeout.ms} (default 60 000): wait after the Reply for the initiator's first FPDU;</li>
- *   <li>{@code pcap}: a file that receives every FPDU stream sent and received.</li>
+ *   <li>{@code pcap}: a capture file (classic pcap, see {@link PcapWriter}) of every connection of this adapter:
+ *       a synthetic TCP handshake, the MPA Request and Reply, the RTR, every FPDU (Terminates included) in
+ *       both directions, and the FINs, so that a dissector can follow each stream from its start. The file
+ *       belongs to this adapter: when another adapter of this JVM already captures into the same path, this
+ *       one writes to {@code name-2.ext} (then {@code -3}, ...) instead ({@link #capturePath()} tells which);
+ *       a connection whose both ends belong to this adapter is recorded once;</li>
+ *   <li>{@code pcap.max.bytes} (default {@value #DEFAULT_PCAP_MAX_BYTES}): size bound of the capture file;
+ *       packets that do not fit are dropped and counted.</li>
  * </ul>
+ *
+ * <p>{@link #shutdown()} (the adapter's close) closes the capture file; nothing is buffered in memory.
  *
  * <p>No method blocks on the network: connects, accepts and rejects run on virtual threads.
  */
@@ -56,13 +67,20 @@ public final class IwarpTransport implements WireTransport {
     public static final int LOOPBACK_MSS = 65_483;
     /** Default wait for the first FPDU after an accept. */
     public static final long DEFAULT_ACCEPT_TIMEOUT_MS = 60_000;
+    /** Default size bound of the capture file (1 GiB). */
+    public static final long DEFAULT_PCAP_MAX_BYTES = 1L << 30;
     private static final int MIN_MSS = 64;
+    /** Capture files open in this JVM, each owned by one transport. */
+    private static final Map<Path, IwarpTransport> CAPTURE_FILES = new ConcurrentHashMap<>();
 
     private final boolean crc;
     private final Integer mss;
     private final Duration mpaTimeout;
     private final long acceptTimeoutMillis;
     private final PcapWriter pcap;
+    private final Path capturePath;
+    /** Streams recorded in {@link #pcap}, keyed by (initiator, responder): both ends of one connection share one. */
+    private final Map<List<InetSocketAddress>, Boolean> captured = new ConcurrentHashMap<>();
     private final Map<InetSocketAddress, MpaListener> listeners = new ConcurrentHashMap<>();
     private final Set<IwarpConnection> connections = ConcurrentHashMap.newKeySet();
     private volatile boolean shut;
@@ -81,11 +99,49 @@ public final class IwarpTransport implements WireTransport {
         this.acceptTimeoutMillis = Math.max(1, Long.parseLong(
             o.getOrDefault("accept.timeout.ms", Long.toString(DEFAULT_ACCEPT_TIMEOUT_MS)).trim()));
         String p = o.get("pcap");
-        try {
-            this.pcap = p == null || p.isBlank() ? null : PcapWriter.create(Path.of(p));
-        } catch (IOException e) {
-            throw new IllegalArgumentException("cannot create capture file " + p, e);
+        long pcapLimit = Math.max(PcapWriter.FILE_HEADER_LENGTH, Long.parseLong(
+            o.getOrDefault("pcap.max.bytes", Long.toString(DEFAULT_PCAP_MAX_BYTES)).trim()));
+        if (p == null || p.isBlank()) {
+            this.pcap = null;
+            this.capturePath = null;
+        } else {
+            Path file = claimCaptureFile(Path.of(p.trim()));
+            try {
+                this.pcap = PcapWriter.create(file, pcapLimit);
+            } catch (IOException | RuntimeException e) {
+                CAPTURE_FILES.remove(file, this);
+                throw new IllegalArgumentException("cannot create capture file " + file, e);
+            }
+            this.capturePath = file;
         }
+    }
+
+    /** Claims {@code requested} for this transport, or the first free {@code name-N.ext} (N = 2, 3, ...). */
+    private Path claimCaptureFile(Path requested) {
+        Path absolute = requested.toAbsolutePath().normalize();
+        if (CAPTURE_FILES.putIfAbsent(absolute, this) == null) {
+            return absolute;
+        }
+        String name = absolute.getFileName().toString();
+        int dot = name.lastIndexOf('.');
+        String stem = dot > 0 ? name.substring(0, dot) : name;
+        String ext = dot > 0 ? name.substring(dot) : "";
+        for (int n = 2; ; n++) {
+            Path candidate = absolute.resolveSibling(stem + "-" + n + ext);
+            if (CAPTURE_FILES.putIfAbsent(candidate, this) == null) {
+                return candidate;
+            }
+        }
+    }
+
+    /** @return the capture file this adapter writes (absolute), or {@code null} without the {@code pcap} option */
+    public Path capturePath() {
+        return capturePath;
+    }
+
+    /** @return the capture writer (for diagnostics and tests), or {@code null} without the {@code pcap} option */
+    public PcapWriter capture() {
+        return pcap;
     }
 
     @Override
@@ -187,12 +243,32 @@ public final class IwarpTransport implements WireTransport {
         int segment = mss != null ? mss
             : local.getAddress().isLoopbackAddress() && remote.getAddress().isLoopbackAddress() ? LOOPBACK_MSS
             : DEFAULT_MSS;
-        PcapWriter.TcpStream stream = pcap == null ? null
-            : active ? pcap.stream(local, remote, true) : pcap.stream(remote, local, true);
+        PcapWriter.TcpStream stream = null;
+        List<InetSocketAddress> key = null;
+        if (pcap != null) {
+            InetSocketAddress initiator = active ? local : remote;
+            InetSocketAddress responder = active ? remote : local;
+            key = List.of(initiator, responder);
+            if (captured.putIfAbsent(key, Boolean.TRUE) == null) {
+                stream = pcap.stream(initiator, responder, true);
+                // the setup frames, in the order they crossed: the Request, then the Reply
+                MpaSetupFrames setup = a.setup();
+                stream.fromInitiator(setup.request());
+                stream.fromResponder(setup.reply());
+            } else {
+                key = null; // the other end of this connection is ours too and records it
+            }
+        }
         ByteBuffer surplus = a.surplus();
         IwarpConnection c = new IwarpConnection(active, a.channel(), n, surplus, segment, stream);
         connections.add(c);
-        c.onClose(() -> connections.remove(c));
+        List<InetSocketAddress> recordedKey = key;
+        c.onClose(() -> {
+            connections.remove(c);
+            if (recordedKey != null) {
+                captured.remove(recordedKey);
+            }
+        });
         return c;
     }
 
@@ -233,6 +309,8 @@ public final class IwarpTransport implements WireTransport {
                 pcap.close();
             } catch (IOException ignored) {
                 // capture is best effort
+            } finally {
+                CAPTURE_FILES.remove(capturePath, this);
             }
         }
     }

@@ -15,17 +15,17 @@ import java.util.Map;
  * A small, strict reader of what {@link PcapWriter} produces: classic pcap, Ethernet, IPv4 or IPv6,
  * TCP without options. Verifies checksums and per-direction sequence continuity while reading.
  */
-final class PcapFile {
+public final class PcapFile {
 
     /** One packet. */
-    record Packet(String direction, int flags, long seq, long ack, byte[] payload) {
+    public record Packet(String direction, int flags, long seq, long ack, byte[] payload) {
     }
 
     final int linkType;
     final int snaplen;
-    final List<Packet> packets = new ArrayList<>();
+    public final List<Packet> packets = new ArrayList<>();
     final Map<String, ByteArrayOutputStream> streams = new LinkedHashMap<>();
-    final List<String> problems = new ArrayList<>();
+    public final List<String> problems = new ArrayList<>();
 
     private final Map<String, Long> next = new LinkedHashMap<>();
 
@@ -56,11 +56,11 @@ final class PcapFile {
         }
     }
 
-    static PcapFile read(Path file) throws IOException {
+    public static PcapFile read(Path file) throws IOException {
         return new PcapFile(ByteBuffer.wrap(Files.readAllBytes(file)));
     }
 
-    byte[] stream(String direction) {
+    public byte[] stream(String direction) {
         ByteArrayOutputStream s = streams.get(direction);
         return s == null ? new byte[0] : s.toByteArray();
     }
