@@ -255,6 +255,43 @@ public final class FpduDecoder {
         }
     }
 
+    /**
+     * Payload octets of the current FPDU still to come: non-zero only between {@link FpduListener#onHeader} and the
+     * last payload octet. A caller may then read them straight into their destination and report them with
+     * {@link #payloadPlaced} instead of feeding them (direct data placement).
+     *
+     * @return octets of payload outstanding in the current FPDU
+     */
+    public int payloadRemaining() {
+        return state == State.PAYLOAD ? payloadRemaining : 0;
+    }
+
+    /**
+     * Accounts for payload octets the caller read directly into their destination: the CRC is updated over them
+     * and {@link FpduListener#onPayload} is not called for them.
+     *
+     * @param placed buffers whose octets from position to limit are, in order, the next payload octets
+     * @param offset first buffer
+     * @param count number of buffers
+     * @param length total octets in them; at most {@link #payloadRemaining()}
+     */
+    public void payloadPlaced(ByteBuffer[] placed, int offset, int count, int length) {
+        if (state != State.PAYLOAD || length < 0 || length > payloadRemaining) {
+            throw new IllegalStateException("no such payload outstanding");
+        }
+        if (crcEnabled) {
+            for (int i = offset; i < offset + count; i++) {
+                ByteBuffer b = placed[i];
+                Crc32c.update(crc, b, b.position(), b.remaining());
+            }
+        }
+        payloadRemaining -= length;
+        bytesConsumed += length;
+        if (payloadRemaining == 0) {
+            state = State.TRAILER;
+        }
+    }
+
     private int consume(ByteBuffer src, byte[] dst, int offset, int n) {
         if (n > 0) {
             src.get(dst, offset, n);

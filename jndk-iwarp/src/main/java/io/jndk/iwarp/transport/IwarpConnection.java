@@ -436,6 +436,9 @@ public final class IwarpConnection implements WireConnection {
                     consume(surplus);
                 }
                 while (!closed.get()) {
+                    if (placeDirect()) {
+                        continue;
+                    }
                     buffer.clear();
                     int n = channel.read(buffer);
                     if (n < 0) {
@@ -672,6 +675,46 @@ public final class IwarpConnection implements WireConnection {
                 target = receive;
                 placeOffset = received;
             }
+        }
+
+        /** Payloads at least this large are read straight into their target. */
+        private static final int DIRECT_PLACEMENT_MIN = 8192;
+
+        /** Views of the current target for direct placement; reused. */
+        private final ByteBuffer[] views = new ByteBuffer[64];
+
+        /**
+         * Direct data placement: when the decoder waits for payload of a checked target, read the payload from the
+         * socket straight into the target memory (scattering read), then account for it in the decoder (CRC).
+         *
+         * @return true if it read (or hit the end of the stream); false to take the buffered path
+         */
+        private boolean placeDirect() throws IOException {
+            int remaining = decoder.payloadRemaining();
+            // small payloads are cheaper to take with the next buffered read than with a read of their own
+            if (remaining < DIRECT_PLACEMENT_MIN || target == null || placeFailed || draining) {
+                return false;
+            }
+            int k = target.slices(placeOffset, remaining, views, 0);
+            if (k <= 0) {
+                return false; // more pieces than views, or outside the grant: the buffered path reports it
+            }
+            long n = channel.read(views, 0, k);
+            if (n < 0) {
+                return false; // the buffered read sees the end of the stream
+            }
+            for (int i = 0; i < k; i++) {
+                views[i].flip();
+            }
+            if (capture != null) {
+                for (int i = 0; i < k && views[i].hasRemaining(); i++) {
+                    capture.record(!active, views[i], views[i].position(), views[i].remaining());
+                }
+            }
+            decoder.payloadPlaced(views, 0, k, (int) n);
+            placeOffset += n;
+            java.util.Arrays.fill(views, 0, k, null);
+            return true;
         }
 
         @Override
