@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** Two stream engines over real loopback sockets, each driving a fake verbs engine. */
@@ -51,9 +52,22 @@ class IwarpConnectionTest {
     @ParameterizedTest(name = "crc={0} mss={1} chunk={2}")
     @MethodSource("variants")
     void writeReadAndSendMoveEveryOctet(boolean crc, String mss, int chunk) throws Exception {
+        moveEveryOctet(crc, mss, chunk, 5_003);
+    }
+
+    /**
+     * Messages with segments of 8 KiB and more take the direct-placement path (payload read from the socket straight
+     * into the target); a cursor of 7-octet pieces needs more views than a read takes and falls back to copying.
+     */
+    @ParameterizedTest(name = "crc={0} chunk={1}")
+    @CsvSource({"false, 4096", "true, 4096", "false, 7", "true, 7"})
+    void largeMessagesArePlacedDirectlyAndVerified(boolean crc, int chunk) throws Exception {
+        moveEveryOctet(crc, null, chunk, 200_003);
+    }
+
+    private void moveEveryOctet(boolean crc, String mss, int chunk, int size) throws Exception {
         try (Pair p = Pair.open(options(crc, mss), chunk)) {
             assertThat(p.clientConnection.negotiated().crc()).isEqualTo(crc);
-            int size = 5_003;
             MemorySegment target = p.server.region(SERVER_STAG, size + 16);
             MemorySegment source = p.client.region(CLIENT_STAG, size);
             fill(source, 1);
