@@ -440,6 +440,11 @@ public final class IwarpConnection implements WireConnection {
                         continue;
                     }
                     buffer.clear();
+                    if (largeFrames) {
+                        // after a large frame, take just the next header so that its payload can go straight
+                        // into its target instead of through this buffer
+                        buffer.limit(HEADER_READ);
+                    }
                     int n = channel.read(buffer);
                     if (n < 0) {
                         if (capture != null) {
@@ -679,6 +684,10 @@ public final class IwarpConnection implements WireConnection {
 
         /** Payloads at least this large are read straight into their target. */
         private static final int DIRECT_PLACEMENT_MIN = 8192;
+        /** Read size while large frames arrive: a whole header, a little payload at most. */
+        private static final int HEADER_READ = 64;
+        /** Whether the last frame carried a payload worth placing directly. */
+        private boolean largeFrames;
 
         /** Views of the current target for direct placement; reused. */
         private final ByteBuffer[] views = new ByteBuffer[64];
@@ -730,6 +739,7 @@ public final class IwarpConnection implements WireConnection {
 
         @Override
         public void onFrameEnd(FpduHeaderView h, CrcVerdict verdict) {
+            largeFrames = h.payloadLength() >= DIRECT_PLACEMENT_MIN;
             if (verdict == CrcVerdict.MISMATCH) {
                 return; // the decoder reports CRC_MISMATCH next
             }
