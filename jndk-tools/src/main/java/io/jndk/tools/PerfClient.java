@@ -76,6 +76,7 @@ final class PerfClient {
     private NdkAdapter adapter;
     private NdkPd pd;
     private InetAddress local;
+    private boolean headerPrinted;
 
     PerfClient(String transport, String hostName, InetSocketAddress server, InetAddress bind, List<String> ops,
             List<Integer> sizes, IntUnaryOperator itersFor, int depth, boolean crc, String pcap, long seed, boolean json,
@@ -108,13 +109,6 @@ final class PerfClient {
         opts.putIfAbsent("mpa.timeout.ms", Long.toString(CONNECT_TIMEOUT_MS));
         adapter = Ndk.open(NdkOpenParameters.of(transport, local).withOptions(opts));
         pd = Sync.create("CreatePd", adapter::createPd);
-        if (!json) {
-            out.printf(Locale.ROOT, "jndk perf: %s transport, client %s of the server at %s:%d (another process), %d in flight,"
-                    + " seed %d%n", transport, local.getHostAddress(), hostName, server.getPort(), depth, seed);
-            out.println("latency: write and read to their completion, send to the server's acknowledgement");
-            out.println();
-            PerfCommand.printHeader(out);
-        }
         List<PerfCommand.Row> rows = new ArrayList<>();
         for (int size : sizes) {
             for (String op : ops) {
@@ -139,6 +133,18 @@ final class PerfClient {
                     : "DATA MISMATCH: see the rows marked FAILED.");
         }
         return ok ? 0 : 1;
+    }
+
+    /** Prints the table's header once, when the first connection stands. */
+    private void header() {
+        if (!json && !headerPrinted) {
+            headerPrinted = true;
+            out.printf(Locale.ROOT, "jndk perf: %s transport, client %s of the server at %s:%d (another process), %d in flight,"
+                    + " seed %d%n", transport, local.getHostAddress(), hostName, server.getPort(), depth, seed);
+            out.println("latency: write and read to their completion, send to the server's acknowledgement");
+            out.println();
+            PerfCommand.printHeader(out);
+        }
     }
 
     /** The local address the route to {@code peer} leaves from (a connected UDP socket sends nothing). */
@@ -194,6 +200,7 @@ final class PerfClient {
             acc = connect(conn, qp, req, outbound);
             readLimit = Math.max(1, outbound.value);
             abandon = false;
+            header();
             NdkConnector cn = conn;
             Sync.request("CompleteConnect", (rc, c) -> cn.completeConnect(null, null, rc, c));
             Link link = new Link(qp, icq, rcq, control, controlMr, acc);
