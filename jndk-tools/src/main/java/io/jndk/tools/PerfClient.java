@@ -165,7 +165,8 @@ final class PerfClient {
     private PerfCommand.Row runOne(Op op, int size) {
         int n = itersFor.applyAsInt(size);
         int m = Math.min(n, 5000);
-        int slots = (int) Math.max(1, Math.min(depth, PerfProtocol.MAX_BUFFER / size));
+        // Every slot is written at least once (the write read-back compares them all), and the buffer stays bounded.
+        int slots = (int) Math.max(1, Math.min(Math.min(depth, n), PerfProtocol.MAX_BUFFER / size));
         int window = Math.min(depth, slots);
         List<NdkMr> mrs = new ArrayList<>();
         NdkCq icq = null, rcq = null;

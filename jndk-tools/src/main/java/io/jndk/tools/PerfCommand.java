@@ -73,6 +73,11 @@ final class PerfCommand implements Callable<Integer> {
             description = "With --server: exit after N connections (the client makes one per size and operation).")
     int connections;
 
+    @Option(names = "--inject-fault", hidden = true,
+            description = "With --server: one wrong byte in the buffer served to Reads and in the pattern Sends are checked"
+                    + " against (tests the verification).")
+    boolean injectFault;
+
     @Option(names = "--seed", description = "With --client: seed of the data pattern (default: random).")
     Long seed;
 
@@ -130,7 +135,7 @@ final class PerfCommand implements Callable<Integer> {
         if (server) {
             InetAddress at = InetAddress.getByName(bind == null ? "127.0.0.1" : bind);
             return new PerfServer(transport == null ? "iwarp" : transport, at, port, once ? 1 : connections, crc, pcap,
-                    System.out, System.err).run();
+                    injectFault, System.out, System.err).run();
         }
         if (client != null) {
             InetAddress host;

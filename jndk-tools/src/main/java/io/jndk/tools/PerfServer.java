@@ -46,9 +46,11 @@ final class PerfServer {
     private final String pcap;
     private final PrintStream out;
     private final PrintStream err;
+    private final boolean flipOneByte;
 
-    PerfServer(String transport, InetAddress bind, int port, int clients, boolean crc, String pcap, PrintStream out,
-            PrintStream err) {
+    PerfServer(String transport, InetAddress bind, int port, int clients, boolean crc, String pcap, boolean flipOneByte,
+            PrintStream out, PrintStream err) {
+        this.flipOneByte = flipOneByte;
         this.transport = transport;
         this.bind = bind;
         this.port = port;
@@ -140,11 +142,13 @@ final class PerfServer {
             MemorySegment region = arena.allocate(regionLength, 4096);
             if (req.op() == Op.READ) {
                 PerfProtocol.fill(region, req.seed(), req.size());
+                flip(region);
             }
             MemorySegment expected = null;
             if (send) {
                 expected = arena.allocate((long) req.slots() * req.size(), 4096);
                 PerfProtocol.fill(expected, req.seed(), req.size());
+                flip(expected);
             }
             MemorySegment control = arena.allocate(CONTROL_SLOTS * CONTROL_SLOT_BYTES, 64);
             NdkMr mr = PerfSupport.register(pd, region, mrs);
@@ -232,6 +236,14 @@ final class PerfServer {
         ctl.drain();
         out.printf(java.util.Locale.ROOT, "%s: %d messages of %d B checked: %d good, %d bad%n", who, received, size, good, bad);
         return bad == 0;
+    }
+
+    /** Fault injection for tests of the verification itself: one wrong byte in the middle of a buffer. */
+    private void flip(MemorySegment seg) {
+        if (flipOneByte) {
+            long at = seg.byteSize() / 2;
+            seg.set(java.lang.foreign.ValueLayout.JAVA_BYTE, at, (byte) ~seg.get(java.lang.foreign.ValueLayout.JAVA_BYTE, at));
+        }
     }
 
     private static NdkSge[] sge(NdkSge[] s, MemorySegment seg, long offset, int length, NdkMr mr) {

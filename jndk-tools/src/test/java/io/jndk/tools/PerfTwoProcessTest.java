@@ -56,6 +56,24 @@ class PerfTwoProcessTest {
     }
 
     @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void oneWrongByteFailsTheRowAndTheExitStatus() throws Exception {
+        try (JndkProcess server = JndkProcess.start(List.of(), "perf", "--server", "--port", "0", "--connections", "2",
+                "--inject-fault")) {
+            int port = awaitListening(server);
+            try (JndkProcess client = JndkProcess.start(List.of(), "perf", "--client", "127.0.0.1", "--port", "" + port,
+                    "--op", "read,send", "-s", "4096", "-n", "50")) {
+                assertThat(client.await(RUN)).as("client exit; output:%n%s", client.output()).isEqualTo(1);
+                String out = client.output();
+                assertThat(out.lines().filter(l -> l.matches("\\s*4096\\s+(read|send)\\s.*\\sFAILED"))).as(out).hasSize(2);
+                // 16 slots of 4096 B: the wrong byte sits in slot 8, which messages 8, 24, 40, 56, 72 and 88 carry.
+                assertThat(out).contains("DATA MISMATCH").contains("the server reports 94 good and 6 bad of 100 messages");
+            }
+            assertThat(server.await(RUN)).as("server exit; output:%n%s", server.output()).isEqualTo(1);
+        }
+    }
+
+    @Test
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void aClientWithNoServerSaysSoAndFails() throws Exception {
         int port;
