@@ -47,7 +47,7 @@ import org.HdrHistogram.Histogram;
  */
 final class PerfClient {
     /** Connection setup must end (either way) within this bound. */
-    static final long CONNECT_TIMEOUT_MS = 4_000;
+    static final long CONNECT_TIMEOUT_MS = 3_000;
     private static final int ACK_SLOTS = 8;
 
     /** A connection that could not be made: its message is the one line to print. */

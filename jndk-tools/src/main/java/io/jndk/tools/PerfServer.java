@@ -205,8 +205,8 @@ final class PerfServer {
             for (int i = 0; i < k; i++) {
                 NdkResultEx r = res[i];
                 if (r.status != NtStatus.STATUS_SUCCESS) {
-                    err.println("jndk perf: " + who + ": receive " + received + " of " + total + " ended: "
-                            + NtStatus.name(r.status));
+                    err.println("jndk perf: " + who + ": client left after " + received + " of " + total + " messages"
+                            + " (receive " + NtStatus.name(r.status) + ")");
                     return false;
                 }
                 int slot = (Integer) r.requestContext;

@@ -75,6 +75,19 @@ class PerfTwoProcessTest {
 
     @Test
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void aSilentPeerIsGivenUpWithinTheConnectBound() throws Exception {
+        // A plain TCP listener in this JVM: the handshake completes, but no MPA Reply ever comes.
+        try (ServerSocket silent = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+                JndkProcess client = JndkProcess.start(List.of(), "perf", "--client", "127.0.0.1", "--port",
+                        "" + silent.getLocalPort(), "-s", "8", "--op", "send")) {
+            Integer exit = client.await(Duration.ofSeconds(20));
+            assertThat(exit).as("client exit; output:%n%s", client.output()).isNotNull().isNotEqualTo(0);
+            assertThat(client.output()).contains("no jndk server at 127.0.0.1:" + silent.getLocalPort() + " (no answer within ");
+        }
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void aClientWithNoServerSaysSoAndFails() throws Exception {
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
