@@ -8,6 +8,7 @@ import picocli.CommandLine.Command;
         description = "A pure-Java NDKPI provider over loopback and iWARP: tools.",
         subcommands = {PerfCommand.class, InfoCommand.class},
         footer = {"", "Examples:", "  ./jndk perf              loopback demonstration and benchmark",
+                "  ./jndk perf --server     serve perf clients in this process (another runs --client 127.0.0.1)",
                 "  ./jndk info --json       adapter info as JSON"})
 public final class Main implements Runnable {
     @CommandLine.Spec

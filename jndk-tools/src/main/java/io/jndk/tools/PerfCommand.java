@@ -16,6 +16,7 @@ import io.jndk.api.NdkSge;
 import io.jndk.api.NtStatus;
 import io.jndk.api.Ref;
 import io.jndk.api.IntRef;
+import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -37,11 +38,48 @@ import picocli.CommandLine.Option;
  * Send at a few sizes, verifies the bytes, and prints bandwidth and latency.
  */
 @Command(name = "perf", mixinStandardHelpOptions = true,
-        description = "Loopback demonstration and benchmark: write, read and send between two QPs, every transfer verified.",
-        footer = {"", "Examples:", "  ./jndk perf", "  ./jndk perf --op write -s 65536 -n 20000", "  ./jndk perf --json"})
+        description = {"Demonstration and benchmark: write, read and send between two QPs, every transfer verified.",
+                "Without --server or --client both QPs live in this process; with them, in two processes (iwarp)."},
+        footer = {"", "Examples:", "  ./jndk perf", "  ./jndk perf --op write -s 65536 -n 20000", "  ./jndk perf --json",
+                "  ./jndk perf --server                        serve clients on 127.0.0.1:" + PerfCommand.DEFAULT_PORT
+                        + " until killed",
+                "  ./jndk perf --client 127.0.0.1 --op send -s 4096"})
 final class PerfCommand implements Callable<Integer> {
-    @Option(names = "--transport", defaultValue = "loopback", description = "Transport (default: ${DEFAULT-VALUE}).")
+    /** The TCP port of {@code --server} and {@code --client} unless {@code --port} is given. */
+    static final int DEFAULT_PORT = 7471;
+
+    @Option(names = "--transport", description = "Transport (default: loopback in one process, iwarp with --server/--client).")
     String transport;
+
+    @Option(names = "--server", description = "Serve perf clients in this process, one connection after another.")
+    boolean server;
+
+    @Option(names = "--client", paramLabel = "HOST", description = "Run against the perf server at HOST.")
+    String client;
+
+    @Option(names = "--port", defaultValue = "" + DEFAULT_PORT,
+            description = "Server port (default: ${DEFAULT-VALUE}; 0 with --server picks a free one).")
+    int port;
+
+    @Option(names = "--bind", paramLabel = "ADDRESS",
+            description = "Local address: the server listens on it (default 127.0.0.1); the client connects from it"
+                    + " (default: the address the route to HOST leaves from).")
+    String bind;
+
+    @Option(names = "--once", description = "With --server: exit after one connection.")
+    boolean once;
+
+    @Option(names = "--connections", paramLabel = "N",
+            description = "With --server: exit after N connections (the client makes one per size and operation).")
+    int connections;
+
+    @Option(names = "--inject-fault", hidden = true,
+            description = "With --server: one wrong byte in the buffer served to Reads and in the pattern Sends are checked"
+                    + " against (tests the verification).")
+    boolean injectFault;
+
+    @Option(names = "--seed", description = "With --client: seed of the data pattern (default: random).")
+    Long seed;
 
     @Option(names = "--op", split = ",", defaultValue = "write,read,send", description = "Operations: write, read, send.")
     List<String> ops;
@@ -77,11 +115,42 @@ final class PerfCommand implements Callable<Integer> {
     private final List<NdkMr> mrs = new ArrayList<>();
 
     @Override
-    public Integer call() {
+    public Integer call() throws Exception {
         for (String op : ops) {
             if (!List.of("write", "read", "send").contains(op)) {
                 throw new IllegalArgumentException("unknown --op " + op + " (write, read or send)");
             }
+        }
+        for (int size : sizes) {
+            if (size < 1 || size > PerfProtocol.MAX_SIZE) {
+                throw new IllegalArgumentException("size " + size + " outside 1.." + PerfProtocol.MAX_SIZE);
+            }
+        }
+        if (depth < 1 || depth > 1024) {
+            throw new IllegalArgumentException("--depth " + depth + " outside 1..1024");
+        }
+        if (server && client != null) {
+            throw new IllegalArgumentException("--server and --client exclude each other");
+        }
+        if (server) {
+            InetAddress at = InetAddress.getByName(bind == null ? "127.0.0.1" : bind);
+            return new PerfServer(transport == null ? "iwarp" : transport, at, port, once ? 1 : connections, crc, pcap,
+                    injectFault, System.out, System.err).run();
+        }
+        if (client != null) {
+            InetAddress host;
+            try {
+                host = InetAddress.getByName(client);
+            } catch (java.net.UnknownHostException e) {
+                System.err.println("jndk perf: unknown host " + client);
+                return 2;
+            }
+            return new PerfClient(transport == null ? "iwarp" : transport, client, new InetSocketAddress(host, port),
+                    bind == null ? null : InetAddress.getByName(bind), ops, sizes, this::itersFor, depth, crc, pcap,
+                    seed != null ? seed : new SplittableRandom().nextLong(), json, System.out, System.err).run();
+        }
+        if (transport == null) {
+            transport = "loopback";
         }
         int maxSize = sizes.stream().mapToInt(Integer::intValue).max().orElse(4096);
         List<Row> rows = new ArrayList<>();
@@ -96,8 +165,7 @@ final class PerfCommand implements Callable<Integer> {
             if (!json) {
                 System.out.printf(Locale.ROOT, "jndk perf: %s transport, two adapters in one process, %d in flight%n%n", transport,
                         depth);
-                System.out.printf(Locale.ROOT, "%9s  %-5s  %7s  %8s  %8s  %8s  %9s  %9s  %9s  %s%n", "size", "op", "iters", "GB/s",
-                        "Gbit/s", "Mmsg/s", "p50 us", "p99 us", "max us", "data");
+                printHeader(System.out);
             }
             for (int size : sizes) {
                 for (String op : ops) {
@@ -122,17 +190,27 @@ final class PerfCommand implements Callable<Integer> {
     }
 
     private void print(Row r) {
+        printRow(System.out, r, json, transport);
+    }
+
+    static void printHeader(PrintStream out) {
+        out.printf(Locale.ROOT, "%9s  %-5s  %7s  %8s  %8s  %8s  %9s  %9s  %9s  %s%n", "size", "op", "iters", "GB/s", "Gbit/s",
+                "Mmsg/s", "p50 us", "p99 us", "max us", "data");
+    }
+
+    static void printRow(PrintStream out, Row r, boolean json, String transport) {
         if (json) {
-            System.out.printf(Locale.ROOT,
+            out.printf(Locale.ROOT,
                     "{\"transport\":\"%s\",\"size\":%d,\"op\":\"%s\",\"iters\":%d,\"gbytes_per_s\":%.4f,\"gbits_per_s\":%.4f,"
                             + "\"mmsg_per_s\":%.4f,\"lat_p50_us\":%.2f,\"lat_p99_us\":%.2f,\"lat_max_us\":%.2f,\"verified\":%b}%n",
                     transport, r.size(), r.op(), r.iters(), r.gbytesPerSec(), r.gbytesPerSec() * 8, r.mmsgPerSec(), r.p50us(),
                     r.p99us(), r.maxus(), r.verified());
         } else {
-            System.out.printf(Locale.ROOT, "%9d  %-5s  %7d  %8.3f  %8.2f  %8.3f  %9.2f  %9.2f  %9.2f  %s%n", r.size(), r.op(),
+            out.printf(Locale.ROOT, "%9d  %-5s  %7d  %8.3f  %8.2f  %8.3f  %9.2f  %9.2f  %9.2f  %s%n", r.size(), r.op(),
                     r.iters(), r.gbytesPerSec(), r.gbytesPerSec() * 8, r.mmsgPerSec(), r.p50us(), r.p99us(), r.maxus(),
                     r.verified() ? "verified" : "FAILED");
         }
+        out.flush();
     }
 
     private int itersFor(int size) {

@@ -1,0 +1,75 @@
+package io.jndk.tools;
+
+import io.jndk.api.Mdl;
+import io.jndk.api.NdkAdapter;
+import io.jndk.api.NdkCq;
+import io.jndk.api.NdkMr;
+import io.jndk.api.NdkMrFlags;
+import io.jndk.api.NdkPd;
+import io.jndk.api.NdkResultEx;
+import io.jndk.api.NtStatus;
+import java.lang.foreign.MemorySegment;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Small helpers shared by the perf client and server (public API only). */
+final class PerfSupport {
+    private PerfSupport() {}
+
+    static void check(NdkResultEx r, String what) {
+        if (r.status != NtStatus.STATUS_SUCCESS) {
+            throw new Sync.NdkException(what + (r.providerErrorCode != 0
+                    ? String.format(" (peer Terminate layer %d, type %d, code 0x%02X)", r.providerErrorCode >>> 12 & 0xF,
+                            r.providerErrorCode >>> 8 & 0xF, r.providerErrorCode & 0xFF) : ""), r.status);
+        }
+    }
+
+    static void check(int status, String what) {
+        if (status != NtStatus.STATUS_SUCCESS) {
+            throw new Sync.NdkException(what, status);
+        }
+    }
+
+    static NdkResultEx[] results(int n) {
+        NdkResultEx[] r = new NdkResultEx[n];
+        for (int i = 0; i < n; i++) {
+            r[i] = new NdkResultEx();
+        }
+        return r;
+    }
+
+    static NdkCq cq(NdkAdapter adapter, int depth) {
+        return Sync.create("CreateCq", (cc, c, o) -> adapter.createCq(depth, null, null, null, cc, c, o));
+    }
+
+    /** Registers a whole segment for local and remote access; the region is added to {@code owned}. */
+    static NdkMr register(NdkPd pd, MemorySegment seg, List<NdkMr> owned) {
+        NdkMr mr = Sync.create("CreateMr", (cc, c, o) -> pd.createMr(false, cc, c, o));
+        owned.add(mr);
+        Sync.request("RegisterMr", (rc, c) -> mr.registerMr(Mdl.of(seg), seg.byteSize(),
+                NdkMrFlags.ALLOW_LOCAL_WRITE | NdkMrFlags.ALLOW_REMOTE_READ | NdkMrFlags.ALLOW_REMOTE_WRITE, rc, c));
+        return mr;
+    }
+
+    static Map<String, String> options(boolean crc, String pcap) {
+        Map<String, String> o = new HashMap<>();
+        if (crc) {
+            o.put("crc", "true");
+        }
+        if (pcap != null) {
+            o.put("pcap", pcap);
+        }
+        return o;
+    }
+
+    /** Busy-wait step that leaves the (possibly few) cores to the transport now and then. */
+    static int idle(int spins) {
+        if ((spins & 1023) == 1023) {
+            Thread.yield();
+        } else {
+            Thread.onSpinWait();
+        }
+        return spins + 1;
+    }
+}
