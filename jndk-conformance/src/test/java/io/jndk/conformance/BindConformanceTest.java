@@ -65,11 +65,7 @@ class BindConformanceTest {
 
     @AfterEach
     void tearDown() {
-        try {
-            pairs.forEach(x -> Mem.closeActiveSideFirst(w, x));
-        } finally {
-            closeAll();
-        }
+        closeAll();
     }
 
     private void closeAll() {

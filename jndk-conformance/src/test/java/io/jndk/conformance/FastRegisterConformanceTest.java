@@ -63,11 +63,7 @@ class FastRegisterConformanceTest {
 
     @AfterEach
     void tearDown() {
-        try {
-            pairs.forEach(x -> Mem.closeActiveSideFirst(w, x));
-        } finally {
-            closeAll();
-        }
+        closeAll();
     }
 
     private void closeAll() {

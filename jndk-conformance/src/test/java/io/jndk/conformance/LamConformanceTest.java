@@ -61,11 +61,7 @@ class LamConformanceTest {
 
     @AfterEach
     void tearDown() {
-        try {
-            pairs.forEach(x -> Mem.closeActiveSideFirst(w, x));
-        } finally {
-            closeAll();
-        }
+        closeAll();
     }
 
     private void closeAll() {

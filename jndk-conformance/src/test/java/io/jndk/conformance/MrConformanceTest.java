@@ -59,11 +59,7 @@ class MrConformanceTest {
 
     @AfterEach
     void tearDown() {
-        try {
-            pairs.forEach(x -> Mem.closeActiveSideFirst(w, x));
-        } finally {
-            closeAll();
-        }
+        closeAll();
     }
 
     private void closeAll() {

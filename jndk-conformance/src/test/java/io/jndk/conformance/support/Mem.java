@@ -138,19 +138,4 @@ public final class Mem {
     public static byte at(MemorySegment s, long off) {
         return s.get(ValueLayout.JAVA_BYTE, off);
     }
-
-    /**
-     * Closes the active connector first and waits for the passive side's disconnect event before the world closes
-     * the rest. Works around a provider lock-order deadlock between SoftConnector.indicateDisconnect (connector
-     * monitor, then life lock) and SoftObject.close (life lock, then connector monitor) that hangs teardown when the
-     * passive connector is closed while the reset caused by the active one is being indicated.
-     */
-    public static void closeActiveSideFirst(World w, World.Pair p) {
-        if (p == null || p.a.connector == null) {
-            return;
-        }
-        w.untrack(p.a.connector);
-        Kit.close(p.a.connector);
-        Kit.awaitTrue("passive side told of the closed connection", () -> p.b.disconnects.get() > 0);
-    }
 }
