@@ -25,9 +25,10 @@ jndk_find_jdk() {
 }
 
 jndk_require_jdk() {
+    local given="${JAVA_HOME:-unset}"
     if ! JAVA_HOME=$(jndk_find_jdk); then
         echo "jndk: JDK 25 not found." >&2
-        echo "  Looked at JAVA_HOME (${JAVA_HOME:-unset}; needs Java 25 or newer) and /usr/lib/jvm/*25*." >&2
+        echo "  Looked at JAVA_HOME ($given; needs Java 25 or newer) and /usr/lib/jvm/*25*." >&2
         echo "  Install a JDK 25 (for example Temurin 25) or point JAVA_HOME at one." >&2
         exit 3
     fi
