@@ -361,10 +361,8 @@ final class SoftConnector extends SoftObject implements NdkConnector {
         return q;
     }
 
-    /** Under this: a failed attempt leaves connector and QP reusable ({@code next} IDLE) or only closable. */
-    private void failActive(State next) {
-        state = next;
-        peer = null;
+    /** Under this: a QP whose connection attempt is over returns to IDLE and no longer depends on this connector. */
+    private void detachQp() {
         SoftQp q = qp;
         qp = null;
         if (q != null) {
@@ -376,6 +374,13 @@ final class SoftConnector extends SoftObject implements NdkConnector {
             }
             q.dropSuccessor(this);
         }
+    }
+
+    /** Under this: a failed attempt leaves connector and QP reusable ({@code next} IDLE) or only closable. */
+    private void failActive(State next) {
+        state = next;
+        peer = null;
+        detachQp();
         releaseEndpoint();
         cancelTimer();
         adapter.count(NdkCounter.CONNECT_FAILURES);
@@ -447,17 +452,7 @@ final class SoftConnector extends SoftObject implements NdkConnector {
             listener.decided();
         }
         state = State.DEAD;
-        SoftQp q = qp;
-        qp = null;
-        if (q != null) {
-            synchronized (q.lock) {
-                if (q.connector == this) {
-                    q.connector = null;
-                    q.state = SoftQp.State.IDLE;
-                }
-            }
-            q.dropSuccessor(this);
-        }
+        detachQp();
         cancelTimer();
     }
 
