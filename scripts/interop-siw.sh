@@ -12,7 +12,8 @@
 #
 # Output: one row per case
 #   RESULT  TOOL      CASE                        SIZE  CRC      BYTES  DETAIL
-# RESULT is PASS or FAIL, BYTES the payload octets moved (rping: read + written), DETAIL what failed.
+# RESULT is PASS or FAIL, CRC siw's setting (a case also fails when jndk's capture shows the other CRC
+# negotiated), BYTES the payload octets moved (rping: read + written), DETAIL what failed.
 # The last line is "N passed, M failed"; the exit status is non-zero when any case (or perftest) failed.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -73,11 +74,24 @@ why() { # why FILE...
     done
 }
 
+# CRC as negotiated on the wire (the C flag of the MPA Reply in jndk's capture): on, off, or ? without tshark
+wire_crc() { # wire_crc PCAP
+    local f
+    command -v tshark >/dev/null || { echo "?"; return; }
+    f="$(tshark -r "$1" -Y iwarp_mpa.rep -T fields -e iwarp_mpa.crc_flag 2>/dev/null | head -n1)"
+    case "$f" in 1 | True) echo on ;; 0 | False) echo off ;; *) echo "?" ;; esac
+}
+
+other() { [ "$1" = on ] && echo off || echo on; }
+
 run_phase() { # run_phase CRC(on|off)
     local crc="$1" share="$OUT/crc-$1" size port i a_cases="" vmargs=() rc
     rm -rf "$share"
     mkdir -p "$share"
-    [ "$crc" = on ] && vmargs=(-a "siw.mpa_crc_required=1")
+    # siw's mpa_crc_required makes siw ask for CRC as initiator, but as responder siw only echoes the
+    # initiator's C flag (docs/INTEROP.md): with siw CRC on, the jndk client asks for CRC too.
+    local jcrc=()
+    [ "$crc" = on ] && vmargs=(-a "siw.mpa_crc_required=1") && jcrc=(--crc)
     # (a) one jndk server per size, started before the guest boots.
     declare -A spid=()
     i=0
@@ -104,7 +118,7 @@ EOF
         for size in $SIZES; do
             for ((i = 0; i < 6000; i++)); do [ -e "$share/ready.b-$size" ] && break; sleep 0.1; done
             if [ -e "$share/ready.b-$size" ]; then
-                timeout 90 "$ROOT/jndk" rping -c -a 127.0.0.1 -p "$FWD_PORT" -C "$COUNT" -S "$size" -V -d \
+                timeout 90 "$ROOT/jndk" rping -c -a 127.0.0.1 -p "$FWD_PORT" -C "$COUNT" -S "$size" -V -d "${jcrc[@]}" \
                     --pcap "$share/jndk-b-$size.pcap" >"$share/jndk-b-$size.log" 2>&1
                 echo $? >"$share/jndk-b-$size.rc"
             fi
@@ -133,14 +147,15 @@ EOF
             wait "${spid[$size]}" 2>/dev/null
             srv_rc=$?
         fi
-        local guest_rc bytes detail
+        local guest_rc bytes detail wire pings
         guest_rc="$(cat "$share/a-$size.rc" 2>/dev/null || echo none)"
         bytes="$(sed -nE 's/^server: .*: ([0-9]+) pings, ([0-9]+) octets read and written$/\2/p' "$share/jndk-a-$size.log" | tail -n1)"
         pings="$(sed -nE 's/^server: .*: ([0-9]+) pings, .*/\1/p' "$share/jndk-a-$size.log" | tail -n1)"
-        if [ "$guest_rc" = 0 ] && [ "$srv_rc" = 0 ] && [ "${pings:-0}" = "$COUNT" ]; then
+        wire="$(wire_crc "$share/jndk-a-$size.pcap")"
+        if [ "$guest_rc" = 0 ] && [ "$srv_rc" = 0 ] && [ "${pings:-0}" = "$COUNT" ] && [ "$wire" != "$(other "$crc")" ]; then
             row PASS rping "siw client -> jndk server" "$size" "$crc" "${bytes:-0}" ""
         else
-            detail="${vmnote}siw rping -c exit $guest_rc, jndk server exit $srv_rc, ${pings:-0}/$COUNT pings"
+            detail="${vmnote}siw rping -c exit $guest_rc, jndk server exit $srv_rc, ${pings:-0}/$COUNT pings, CRC on the wire $wire"
             local w
             w="$(why "$share/a-$size.log" "$share/jndk-a-$size.log")"
             [ -n "$w" ] && detail="$detail: $w"
@@ -148,15 +163,16 @@ EOF
         fi
     done
     for size in $SIZES; do
-        local cl_rc guest_rc pings bytes detail w
+        local cl_rc guest_rc pings bytes detail w wire
         cl_rc="$(cat "$share/jndk-b-$size.rc" 2>/dev/null || echo none)"
         guest_rc="$(cat "$share/b-$size.rc" 2>/dev/null || echo none)"
         pings="$(sed -nE 's/^client: ([0-9]+) pings of ([0-9]+) octets$/\1/p' "$share/jndk-b-$size.log" | tail -n1)"
         bytes=$(( 2 * ${pings:-0} * size ))
-        if [ "$cl_rc" = 0 ] && [ "$guest_rc" = 0 ] && [ "${pings:-0}" = "$COUNT" ]; then
+        wire="$(wire_crc "$share/jndk-b-$size.pcap")"
+        if [ "$cl_rc" = 0 ] && [ "$guest_rc" = 0 ] && [ "${pings:-0}" = "$COUNT" ] && [ "$wire" != "$(other "$crc")" ]; then
             row PASS rping "jndk client -> siw server" "$size" "$crc" "$bytes" ""
         else
-            detail="${vmnote}jndk rping -c exit $cl_rc, siw rping -s exit $guest_rc"
+            detail="${vmnote}jndk rping -c exit $cl_rc, siw rping -s exit $guest_rc, CRC on the wire $wire"
             w="$(why "$share/jndk-b-$size.log" "$share/b-$size.log")"
             [ -n "$w" ] && detail="$detail: $w"
             row FAIL rping "jndk client -> siw server" "$size" "$crc" "$bytes" "$detail"
