@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
         subcommands = {PerfCommand.class, RpingCommand.class, InfoCommand.class},
         footer = {"", "Examples:", "  ./jndk perf              loopback demonstration and benchmark",
                 "  ./jndk perf --server     serve perf clients in this process (another runs --client 127.0.0.1)",
-                "  ./jndk rping -s -a 127.0.0.1   an rping server (Linux rping or ./jndk rping -c -a 127.0.0.1 -C 10 -V)",
+                "  ./jndk rping -s -a 127.0.0.1   an rping server (Linux rping compatible)",
                 "  ./jndk info --json       adapter info as JSON"})
 public final class Main implements Runnable {
     @CommandLine.Spec

@@ -33,15 +33,15 @@ import picocli.CommandLine.Option;
  * buffer; the server RDMA-Reads it and Sends 16 zero octets; the client Sends its sink buffer's; the server
  * RDMA-Writes the ping back into it and Sends 16 zero octets again. IRD/ORD 1/1, no private data.
  */
-@Command(name = "rping", sortOptions = false,
+@Command(name = "rping", sortOptions = false, separator = " ",
         description = {"RDMA ping-pong compatible with Linux rping (rdma-core) on the wire, over iwarp.",
                 "Each ping: the client advertises its source buffer, the server RDMA-Reads it, then RDMA-Writes it back"
                         + " into the client's sink buffer; three 16-octet Sends carry the buffer advertisements and go-aheads."},
         footer = {"", "Exit status: 0 when every ping (and with -V every byte) went through; 1 with a one-line reason"
                 + " otherwise; 2 for bad arguments.", "", "Examples:",
-                "  ./jndk rping -s -a 127.0.0.1 -v                   serve one client on 127.0.0.1:7174",
-                "  ./jndk rping -c -a 127.0.0.1 -C 10 -S 1024 -V -v  ten pings of 1024 octets, each verified",
-                "  ./jndk rping -s -a 127.0.0.1 -P --crc             serve one client after another, MPA CRC on"})
+                "  ./jndk rping -s -a 127.0.0.1 -v              one client on 127.0.0.1:7174",
+                "  ./jndk rping -c -a 127.0.0.1 -C 10 -S 1024 -V  ten verified pings",
+                "  ./jndk rping -s -a 127.0.0.1 -P --crc        clients one after another"})
 final class RpingCommand implements Callable<Integer> {
     @Option(names = "-s", description = "Server side.")
     boolean server;
