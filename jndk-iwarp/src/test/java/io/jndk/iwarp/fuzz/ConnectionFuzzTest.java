@@ -24,11 +24,13 @@ import io.jndk.api.NtStatus;
 import io.jndk.api.Ref;
 import io.jndk.iwarp.cm.Rtr;
 import io.jndk.iwarp.cm.RtrType;
+import io.jndk.iwarp.codec.DdpUntaggedHeaderFlyweight;
 import io.jndk.iwarp.codec.FpduEncoder;
 import io.jndk.iwarp.codec.FpduFlyweight;
 import io.jndk.iwarp.codec.MpaFrameFlyweight;
 import io.jndk.iwarp.codec.MpaFrameKind;
 import io.jndk.iwarp.codec.RdmapOpcode;
+import io.jndk.iwarp.codec.ReadRequestFlyweight;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -320,8 +322,10 @@ class ConnectionFuzzTest {
                     b.putInt(p + 4, stag);
                     b.putLong(p + 8, target(b.getLong(p + 8)));
                 } else if (opcode == RdmapOpcode.RDMA_READ_REQUEST.code() && p + 48 <= s.length) {
-                    b.putInt(p + 38, stag);
-                    b.putLong(p + 42, target(b.getLong(p + 42)));
+                    int source = p + FpduFlyweight.ULPDU_OFFSET + DdpUntaggedHeaderFlyweight.LENGTH
+                        + ReadRequestFlyweight.SOURCE_STAG_OFFSET;
+                    b.putInt(source, stag);
+                    b.putLong(source + 4, target(b.getLong(source + 4)));
                 }
                 p += length;
             }

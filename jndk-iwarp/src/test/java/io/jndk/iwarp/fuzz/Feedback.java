@@ -1,38 +1,47 @@
 package io.jndk.iwarp.fuzz;
 
-import com.code_intelligence.jazzer.api.Jazzer;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 
 /**
  * Semantic coverage for the fuzzer. Jazzer 0.24.0 cannot instrument JDK 25 class files (its bundled ASM stops at
- * major version 68), so its coverage feedback would be empty; instead the targets report the states they reach
- * (decoder errors, opcodes, layouts, MPA verdicts, completion statuses) through {@link Jazzer#exploreState}, which
- * feeds the same coverage map. Each call site passes its own id. As no class was instrumented, the map has no
- * counters registered with the fuzzing engine; the static initializer registers enough of them, through the Jazzer
- * runtime when it is present (fuzzing mode), by reflection because that runtime is only on the boot class path.
+ * major version 68), so it would see no coverage at all and keep no input of the seed corpus. Instead the targets
+ * report the states they reach (decoder errors, opcodes, layouts, MPA verdicts, completion statuses): each
+ * (call site, state) pair is one edge counter of Jazzer's coverage map. The map is reached by reflection because the
+ * Jazzer runtime is only on the boot class path, and only in fuzzing mode; otherwise this does nothing.
  */
 final class Feedback {
 
-    /** Counters registered: above every {@code id * 257 ^ state} used. */
+    /** Edge counters used: 256 states for each of up to 128 call sites. */
     private static final int COUNTERS = 1 << 15;
-
-    static {
-        try {
-            Class<?> map = Class.forName("com.code_intelligence.jazzer.runtime.CoverageMap");
-            map.getMethod("enlargeIfNeeded", int.class).invoke(null, COUNTERS);
-        } catch (ReflectiveOperationException | LinkageError e) {
-            // regression mode or another engine: no feedback needed
-        }
-    }
+    private static final MethodHandle RECORD = recorder();
 
     private Feedback() {
     }
 
+    private static MethodHandle recorder() {
+        try {
+            Class<?> map = Class.forName("com.code_intelligence.jazzer.runtime.CoverageMap");
+            map.getMethod("enlargeIfNeeded", int.class).invoke(null, COUNTERS);
+            return MethodHandles.publicLookup().findStatic(map, "recordCoverage", MethodType.methodType(void.class, int.class));
+        } catch (ReflectiveOperationException | LinkageError e) {
+            return null; // regression mode: no engine to guide
+        }
+    }
+
     /**
-     * @param id the call site, distinct per call site
+     * @param site the call site, 0..127, distinct per call site
      * @param value the state reached; the low 8 bits count
      */
-    static void state(int id, int value) {
-        Jazzer.exploreState((byte) value, id * 257);
+    static void state(int site, int value) {
+        if (RECORD != null) {
+            try {
+                RECORD.invokeExact(((site & 0x7F) << 8) | (value & 0xFF));
+            } catch (Throwable e) {
+                throw new IllegalStateException("coverage map of the fuzzing engine", e);
+            }
+        }
     }
 
     /** @return a small logarithmic bucket of a count, so that growth is rewarded */
