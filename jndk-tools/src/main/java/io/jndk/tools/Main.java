@@ -6,7 +6,8 @@ import picocli.CommandLine.Command;
 /** The {@code jndk} command. */
 @Command(name = "jndk", mixinStandardHelpOptions = true, version = "jndk 0.1.0",
         description = "A pure-Java NDKPI provider over loopback and iWARP: tools.",
-        subcommands = {PerfCommand.class, InfoCommand.class},
+        subcommands = {PerfCommand.class, InfoCommand.class, IbWriteBwCommand.class, IbReadBwCommand.class,
+                IbSendBwCommand.class},
         footer = {"", "Examples:", "  ./jndk perf              loopback demonstration and benchmark",
                 "  ./jndk perf --server     serve perf clients in this process (another runs --client 127.0.0.1)",
                 "  ./jndk info --json       adapter info as JSON"})
