@@ -224,8 +224,43 @@ final class PerftestRun {
         return g;
     }
 
+    /**
+     * perftest's order after the close exchange: the client disconnects the data connection, the server then closes
+     * the control connection, and the client closes its end last. Closing faster than that can catch a siw peer
+     * before it has completed its last Send (siw flushes the Send it is still working on with a local QP operation
+     * error, and perftest then reports "Failed to close connection").
+     */
+    private void orderlyClose(NdkConnector dataConn, NdkConnector ctlConn) throws InterruptedException {
+        if (client) {
+            disconnect(dataConn);
+            waitFor(ctl::peerGone, 3000);
+            disconnect(ctlConn);
+        } else {
+            waitFor(() -> dataGone || ctl.peerGone(), 5000);
+            disconnect(dataConn);
+            disconnect(ctlConn);
+        }
+    }
+
+    private static void waitFor(java.util.function.BooleanSupplier done, long ms) throws InterruptedException {
+        long deadline = System.nanoTime() + ms * 1_000_000;
+        while (!done.getAsBoolean() && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+    }
+
+    private void disconnect(NdkConnector c) {
+        if (c != null && connected.remove(c)) {
+            try {
+                Sync.get(Sync.start((rc, x) -> c.disconnect(rc, x)), "Disconnect");
+            } catch (RuntimeException e) {
+                // already gone: nothing to do
+            }
+        }
+    }
+
     private void tearDown(boolean ok) {
-        for (NdkConnector c : connected) {
+        for (NdkConnector c : connected.reversed()) {
             try {
                 Sync.get(Sync.start((rc, x) -> c.disconnect(rc, x)), "Disconnect");
             } catch (RuntimeException e) {
@@ -299,6 +334,7 @@ final class PerftestRun {
         ctl = control(arena);
         ctl.postReceive();
         connect(ctl.qp(), 0, 0, "control", 1, ctl::markPeerGone);
+        NdkConnector ctlConn = connected.getLast();
         exchangeSystem();
         int n = p.duration() > 0 ? 0 : p.iters();
         int tx = Math.min(p.txDepth(), n > 0 ? n : p.txDepth());
@@ -307,6 +343,7 @@ final class PerftestRun {
         Data d = new Data(arena, 1, tx);
         int reads = p.verb() == Verb.READ ? p.outReads() : 0;
         ord = connect(d.qp, reads, reads, "data", CONNECT_ATTEMPTS, () -> dataGone = true);
+        NdkConnector dataConn = connected.getLast();
         handshake(Dest.ZERO, "connected handshake");
         Dest mine = d.dest();
         Dest remote = handshake(mine, "destination");
@@ -343,6 +380,7 @@ final class PerftestRun {
             throw new Failure("the data connection was closed by the peer during the test");
         }
         handshake(mine, "close");
+        orderlyClose(dataConn, ctlConn);
     }
 
     /** Connects with retries while the peer refuses (it re-listens between its two connections). */
@@ -508,7 +546,9 @@ final class PerftestRun {
         ctl.postReceive();
         NdkConnector cc = incoming.take();
         owned.push(cc);
-        accept(cc, ctl.qp(), "control", ctl::markPeerGone);
+        List<CompletableFuture<Integer>> ctlAccept = new ArrayList<>();
+        accept(cc, ctl.qp(), "control", ctl::markPeerGone, ctlAccept);
+        awaitAccepted(ctlAccept, "control"); // the client's first message completes it
         exchangeSystem();
         int n = p.duration() > 0 ? 0 : p.iters();
         int tx = Math.min(p.txDepth(), n > 0 ? n : p.txDepth());
@@ -529,7 +569,8 @@ final class PerftestRun {
             throw new Failure("the client did not open its data connection within " + STEP_TIMEOUT_MS / 1000 + " s");
         }
         owned.push(dc);
-        ord = accept(dc, d.qp, "data", () -> dataGone = true);
+        List<CompletableFuture<Integer>> dataAccept = new ArrayList<>();
+        ord = accept(dc, d.qp, "data", () -> dataGone = true, dataAccept);
         handshake(Dest.ZERO, "connected handshake");
         Dest mine = d.dest();
         Dest remote = handshake(mine, "destination");
@@ -563,19 +604,30 @@ final class PerftestRun {
             out.println(PerftestWire.row(new Report(size, iters, peak, avg, rate)));
         }
         out.println(PerftestWire.LINE);
+        awaitAccepted(dataAccept, "data");
         handshake(mine, "close");
+        orderlyClose(dc, cc);
     }
 
-    /** Accepts with the requester's read limits (as perftest's rdma_accept does); returns the outbound limit. */
-    private int accept(NdkConnector conn, NdkQp qp, String what, Runnable onDisconnect) {
+    /**
+     * Accepts with the requester's read limits (as perftest's rdma_accept does) and returns the outbound limit. The
+     * Accept's outcome is not awaited here: an MPA responder's connection completes with the initiator's first frame,
+     * and perftest's client sends nothing on its data connection before the control exchange that follows; the
+     * outcome is checked before the close ({@link #awaitAccepted}).
+     */
+    private int accept(NdkConnector conn, NdkQp qp, String what, Runnable onDisconnect, List<CompletableFuture<Integer>> outcome) {
         IntRef in = new IntRef(), outb = new IntRef();
         PerfSupport.check(conn.getConnectionData(in, outb, null, new IntRef(0)), "GetConnectionData");
         int ird = in.value, o = outb.value;
-        Sync.request("Accept (" + what + ")", (rc, c) -> conn.accept(qp, ird, o, null, x -> onDisconnect.run(), null, rc, c));
+        outcome.add(Sync.start((rc, c) -> conn.accept(qp, ird, o, null, x -> onDisconnect.run(), null, rc, c)));
         connected.add(conn);
-        IntRef outNow = new IntRef();
-        conn.getConnectionData(null, outNow, null, new IntRef(0));
-        return outNow.value;
+        return o;
+    }
+
+    private static void awaitAccepted(List<CompletableFuture<Integer>> outcome, String what) {
+        for (CompletableFuture<Integer> f : outcome) {
+            Sync.check("Accept (" + what + ")", Sync.get(f, "Accept (" + what + ")"));
+        }
     }
 
     /**
