@@ -132,6 +132,11 @@ final class PerftestControl {
         return arrived.poll();
     }
 
+    /** Puts a message taken with {@link #tryReceive} back: the next receive returns it. */
+    void pushBack(byte[] m) {
+        arrived.addFirst(m);
+    }
+
     /** One exchange: the client sends then receives, the server receives then sends. Returns the peer's message. */
     byte[] exchange(byte[] mine, long timeoutMs, String what) throws TimeoutException {
         if (client) {

@@ -670,11 +670,15 @@ final class PerftestRun {
             if (k > 0) {
                 idleSince = System.nanoTime();
             } else {
-                if (n == 0 && ctl.peerGone()) {
-                    break;
-                }
-                if (n == 0 && t.elapsedSeconds() > p.duration()) {
-                    break; // duration mode: the measured window is over; the close exchange follows
+                if (n == 0) {
+                    // Duration mode: receive (and return credits) until the client's close message arrives, which
+                    // it sends once its time is up and its Sends have completed; the close exchange then uses it.
+                    byte[] m = ctl.tryReceive();
+                    if (m != null) {
+                        ctl.pushBack(m);
+                        break;
+                    }
+                    idleSince = t.elapsedSeconds() < p.duration() + 60 ? System.nanoTime() : idleSince;
                 }
                 stalled(idleSince, received, n);
                 spins = PerfSupport.idle(spins);

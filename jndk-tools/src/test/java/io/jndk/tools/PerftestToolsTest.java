@@ -171,10 +171,13 @@ class PerftestToolsTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void durationModeCountsWhatWentThrough() throws Exception {
-        Outcome[] r = pair(IbReadBwCommand::new, List.of("-R", "-s", "4096", "-D", "1"), List.of());
-        assertThat(r[1].exit()).as("client:%n%s", r[1].all()).isZero();
-        assertThat(r[0].exit()).as("server:%n%s", r[0].all()).isZero();
-        assertThat(r[1].out()).containsPattern("(?m)^ 4096 +[1-9]\\d* +\\d+\\.\\d{2}");
+        for (Supplier<PerftestCommand> t : List.<Supplier<PerftestCommand>>of(IbReadBwCommand::new, IbSendBwCommand::new)) {
+            Outcome[] r = pair(t, List.of("-R", "-s", "4096", "-D", "1"), List.of());
+            assertThat(r[1].exit()).as("client:%n%s", r[1].all()).isZero();
+            assertThat(r[0].exit()).as("server:%n%s", r[0].all()).isZero();
+            assertThat(r[1].out()).containsPattern("(?m)^ 4096 +[1-9]\\d* +\\d+\\.\\d{2}");
+            assertThat(r[0].out()).containsPattern("(?m)^ 4096 +[1-9]\\d* +\\d+\\.\\d{2}");
+        }
     }
 
     @Test
