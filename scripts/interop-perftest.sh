@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+# interop-perftest.sh - jndk's ib_write_bw / ib_read_bw / ib_send_bw against perftest 4.5 on Linux siw.
+#
+# Every case: 3 tools x sizes 64, 4096, 65536 x 2 directions x siw CRC off/on, 100 iterations, -R.
+#   siw2jndk: the guest's perftest client -> a jndk server on the host's 127.0.0.1:PORT (guest: 10.0.2.2)
+#   jndk2siw: a jndk client -> the guest's perftest server on :18515 through hostfwd 127.0.0.1:28515
+# One VM boot per CRC setting (18 cases, about 80 s of the 180 s budget): the guest runs a small agent that executes the commands the host
+# drops into the share (cmd.N -> out.N, rc.N, done.N), so many cases share one boot.
+#
+# Prints one row per case: "PASS|FAIL  case-name  bytes-moved  what-failed"; exits 1 when any case failed.
+# Environment: SIWVM_DIR (the siw-vm tool folder; default ../shared/tools/siw-vm beside the repository),
+# SIZES, TOOLS, CRCS, DIRECTIONS, ITERS to narrow the matrix, KEEP=1 to keep the work folder.
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SIWVM_DIR="${SIWVM_DIR:-$ROOT/../shared/tools/siw-vm}"
+TOOLS="${TOOLS:-write read send}"
+SIZES="${SIZES:-64 4096 65536}"
+CRCS="${CRCS:-0 1}"
+DIRECTIONS="${DIRECTIONS:-siw2jndk jndk2siw}"
+ITERS="${ITERS:-100}"
+VM_TIMEOUT=180
+WORK="$(mktemp -d /tmp/interop-perftest.XXXXXX)"
+FAILED=0
+ROWS="$WORK/rows.txt"
+: > "$ROWS"
+
+[ -x "$SIWVM_DIR/run.sh" ] || { echo "interop-perftest: no siw-vm at $SIWVM_DIR (set SIWVM_DIR)" >&2; exit 2; }
+# Build once up front, so no case pays for (or races) the launcher's rebuild.
+"$ROOT/jndk" --help > /dev/null 2>&1 || { echo "interop-perftest: ./jndk does not run" >&2; exit 2; }
+
+row() { # row PASS|FAIL name bytes what
+  printf '%-4s  %-32s  %9s  %s\n' "$1" "$2" "$3" "$4" | tee -a "$ROWS"
+  [ "$1" = PASS ] || FAILED=1
+}
+
+# ------------------------------------------------------------------ guest agent
+cat > "$WORK/agent.sh" <<'EOF'
+#!/bin/sh
+# Runs cmd.N files dropped by the host, one after another, until one says "exit".
+cd /mnt/host || exit 1
+echo "siw params:$(for p in /sys/module/siw/parameters/*; do printf ' %s=%s' "${p##*/}" "$(cat "$p")"; done)"
+touch agent.ready
+n=1
+while :; do
+  i=0
+  while [ ! -f "cmd.$n" ]; do
+    sleep 0.2; i=$((i+1))
+    [ $i -lt 1500 ] || { echo "agent: no command $n for 300 s"; exit 1; }
+  done
+  grep -qx exit "cmd.$n" && break
+  dash "cmd.$n" > "out.$n" 2>&1
+  echo $? > "rc.$n.tmp"; mv "rc.$n.tmp" "rc.$n"
+  n=$((n+1))
+done
+exit 0
+EOF
+
+SHARE=""
+SEQ=0
+VM_PID=""
+
+# gcmd TEXT: hands TEXT to the guest agent; sets GN to its number
+gcmd() {
+  SEQ=$((SEQ+1)); GN=$SEQ
+  printf '%s\n' "$1" > "$SHARE/cmd.$GN.tmp" && mv "$SHARE/cmd.$GN.tmp" "$SHARE/cmd.$GN"
+}
+# gwait N SECONDS: waits for the guest command's exit code; prints it (124 on timeout)
+gwait() {
+  local i=0
+  while [ ! -f "$SHARE/rc.$1" ]; do
+    sleep 0.2; i=$((i+1))
+    if [ $i -ge $(( $2 * 5 )) ] || ! kill -0 "$VM_PID" 2>/dev/null; then echo 124; return; fi
+  done
+  cat "$SHARE/rc.$1"
+}
+# waitfile FILE SECONDS
+waitfile() {
+  local i=0
+  while [ ! -e "$1" ]; do
+    sleep 0.2; i=$((i+1))
+    if [ $i -ge $(( $2 * 5 )) ] || ! kill -0 "$VM_PID" 2>/dev/null; then return 1; fi
+  done
+}
+# waitjndk PID SECONDS: waits for a jndk process (a child of this shell: not in a subshell); sets JRC to its exit
+# code (124 after killing it on timeout)
+waitjndk() {
+  local i=0
+  while kill -0 "$1" 2>/dev/null; do
+    sleep 0.2; i=$((i+1))
+    if [ $i -ge $(( $2 * 5 )) ]; then kill "$1" 2>/dev/null; wait "$1" 2>/dev/null; JRC=124; return; fi
+  done
+  wait "$1"; JRC=$?
+}
+
+# rowline FILE SIZE: the table row for SIZE with ITERS iterations, if any
+rowline() { grep -E "^ $2 +$ITERS +[0-9.]+ +[0-9.]+" "$1" 2>/dev/null | head -1; }
+# wirecheck PCAP CRC: the jndk side's capture must show two MPA Replies (control, data) with the CRC flag = CRC
+# and no malformed frame; prints what is wrong, nothing when all is right
+wirecheck() {
+  [ -s "$1" ] || { echo "no capture $1;"; return; }
+  local flags malformed
+  flags=$(tshark --disable-heuristic rpcrdma_iwarp -r "$1" -Y iwarp_mpa.rep -T fields -e iwarp_mpa.crc_flag 2>/dev/null \
+    | sed 's/True/1/; s/False/0/' | tr '\n' ' ')
+  [ "$flags" = "$2 $2 " ] || echo "MPA Reply CRC flags '$flags' (want two $2);"
+  malformed=$(tshark --disable-heuristic rpcrdma_iwarp -r "$1" -Y _ws.malformed 2>/dev/null | wc -l)
+  [ "$malformed" = 0 ] || echo "$malformed malformed frames in $1;"
+}
+# freeport: a TCP port nothing on 127.0.0.1 listens on right now
+freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+calib() { grep -q -e "Correlation coefficient" -e "Can't produce a report" "$1" 2>/dev/null; }
+
+boot() { # boot CRC NAME
+  SHARE="$WORK/vm-$2"; mkdir -p "$SHARE"; SEQ=0
+  flock /tmp/siw-vm.lock "$SIWVM_DIR/run.sh" -q -t "$VM_TIMEOUT" -s "$SHARE" -f tcp:127.0.0.1:28515-:18515 \
+    -a "siw.mpa_crc_required=$1" "$WORK/agent.sh" > "$SHARE/run.log" 2>&1 &
+  VM_PID=$!
+  # the lock may be held by another VM run first: allow for its 180 s as well as our boot
+  waitfile "$SHARE/agent.ready" $(( VM_TIMEOUT + 120 ))
+}
+
+shutdown_vm() {
+  gcmd exit
+  local i=0
+  while kill -0 "$VM_PID" 2>/dev/null && [ $i -lt 150 ]; do sleep 0.2; i=$((i+1)); done
+  kill "$VM_PID" 2>/dev/null; wait "$VM_PID" 2>/dev/null
+}
+
+# Guest perftest client -> jndk server on the host
+case_siw2jndk() { # TOOL SIZE CRC
+  local tool=$1 size=$2 crc=$3 port name="$1_bw-$2-siw2jndk-crc$3" attempt why srv pid grc jrc gout
+  for attempt in 1 2 3; do
+    port=$(freeport)
+    srv="$WORK/$name.$attempt.jndk.log"
+    "$ROOT/jndk" "ib_${tool}_bw" -R -p "$port" -s "$size" -n "$ITERS" --pcap "$WORK/$name.$attempt.pcap" > "$srv" 2>&1 &
+    pid=$!
+    local i=0
+    while ! grep -q "Waiting for client" "$srv" && kill -0 $pid 2>/dev/null && [ $i -lt 150 ]; do sleep 0.2; i=$((i+1)); done
+    gcmd "timeout 60 ib_${tool}_bw -R -d siw0 -p $port -s $size -n $ITERS $SIWVM_HOST_IP"
+    grc=$(gwait "$GN" 75)
+    waitjndk $pid 30; jrc=$JRC
+    gout="$SHARE/out.$GN"
+    cp "$gout" "$WORK/$name.$attempt.guest.log" 2>/dev/null
+    if [ "$grc" != 0 ] && calib "$gout" && [ $attempt -lt 3 ]; then continue; fi  # perftest gave up on its clock: the peer left early too
+    why=""
+    [ "$grc" = 0 ] || why="$why guest rc=$grc$(calib "$gout" && echo ' (clock calibration)');"
+    [ "$jrc" = 0 ] || why="$why jndk rc=$jrc: $(grep -v '^ *$' "$srv" | grep -iE 'ib_|fail|error|exception' | head -2 | tr '\n' ' ');"
+    [ -n "$(rowline "$srv" "$size")" ] || why="$why no $size/$ITERS row from jndk;"
+    [ "$grc" != 0 ] || [ -n "$(rowline "$gout" "$size")" ] || why="$why no $size/$ITERS row from the guest;"
+    why="$why $(wirecheck "$WORK/$name.$attempt.pcap" "$crc")"; why="${why% }"
+    if [ -z "$why" ]; then row PASS "$name" $(( size * ITERS )) "attempt $attempt"; else row FAIL "$name" 0 "${why# }"; fi
+    return
+  done
+}
+
+# jndk client -> guest perftest server (through hostfwd 127.0.0.1:28515 -> :18515)
+case_jndk2siw() { # TOOL SIZE CRC
+  local tool=$1 size=$2 crc=$3 name="$1_bw-$2-jndk2siw-crc$3" attempt why cli srn grc jrc id crcflag
+  for attempt in 1 2 3; do
+    id="$tool.$size.$attempt"
+    cli="$WORK/$name.$attempt.jndk.log"
+    gcmd "rm -f ready.$id; (timeout 90 ib_${tool}_bw -R -d siw0 -p 18515 -s $size -n $ITERS > srv.$id.log 2>&1; echo \$? > srv.$id.rc) &
+i=0; while ! ss -ltn | grep -q ':18515 '; do sleep 0.1; i=\$((i+1)); [ \$i -lt 300 ] || exit 1; done
+touch ready.$id"
+    srn=$GN
+    if ! waitfile "$SHARE/ready.$id" 40; then
+      row FAIL "$name" 0 "the guest server did not listen (rc $(cat "$SHARE/rc.$srn" 2>/dev/null))"; return
+    fi
+    crcflag=""; [ "$crc" = 1 ] && crcflag=--crc   # siw answers CRC only when asked (mpa_crc_strict is off)
+    timeout 90 "$ROOT/jndk" "ib_${tool}_bw" -R -p 28515 -s "$size" -n "$ITERS" $crcflag --pcap "$WORK/$name.$attempt.pcap" \
+      127.0.0.1 > "$cli" 2>&1
+    jrc=$?
+    waitfile "$SHARE/srv.$id.rc" 60
+    grc=$(cat "$SHARE/srv.$id.rc" 2>/dev/null || echo 124)
+    cp "$SHARE/srv.$id.log" "$WORK/$name.$attempt.guest.log" 2>/dev/null
+    if [ "$grc" != 0 ] && calib "$SHARE/srv.$id.log" && [ $attempt -lt 3 ]; then continue; fi
+    why=""
+    [ "$jrc" = 0 ] || why="$why jndk rc=$jrc: $(grep -iE 'ib_|fail|error|exception' "$cli" | head -2 | tr '\n' ' ');"
+    [ "$grc" = 0 ] || why="$why guest rc=$grc$(calib "$SHARE/srv.$id.log" && echo ' (clock calibration)');"
+    [ -n "$(rowline "$cli" "$size")" ] || why="$why no $size/$ITERS row from jndk;"
+    [ "$grc" != 0 ] || [ -n "$(rowline "$SHARE/srv.$id.log" "$size")" ] || why="$why no $size/$ITERS row from the guest;"
+    why="$why $(wirecheck "$WORK/$name.$attempt.pcap" "$crc")"; why="${why% }"
+    if [ -z "$why" ]; then row PASS "$name" $(( size * ITERS )) "attempt $attempt"; else row FAIL "$name" 0 "${why# }"; fi
+    return
+  done
+}
+
+SIWVM_HOST_IP=10.0.2.2
+for crc in $CRCS; do
+  if ! boot "$crc" "crc$crc"; then
+    for dir in $DIRECTIONS; do for tool in $TOOLS; do for size in $SIZES; do
+      row FAIL "${tool}_bw-$size-$dir-crc$crc" 0 "the VM did not come up (see $SHARE/run.log)"
+    done; done; done
+    kill "$VM_PID" 2>/dev/null; wait "$VM_PID" 2>/dev/null
+    continue
+  fi
+  for dir in $DIRECTIONS; do
+    for tool in $TOOLS; do
+      for size in $SIZES; do
+        if ! kill -0 "$VM_PID" 2>/dev/null; then
+          row FAIL "${tool}_bw-$size-$dir-crc$crc" 0 "the VM ended early (its $VM_TIMEOUT s budget?)"; continue
+        fi
+        if [ "$dir" = siw2jndk ]; then
+          case_siw2jndk "$tool" "$size" "$crc"
+        else
+          case_jndk2siw "$tool" "$size" "$crc"
+        fi
+      done
+    done
+  done
+  shutdown_vm
+  echo "# VM crc$crc: $(grep -o 'elapsed=.*' "$SHARE/run.log")" >&2
+done
+
+total=$(wc -l < "$ROWS"); passed=$(grep -c '^PASS' "$ROWS")
+echo "perftest interop: $passed of $total cases passed (logs in $WORK)"
+[ "${KEEP:-1}" = 1 ] || rm -rf "$WORK"
+exit $FAILED
