@@ -88,6 +88,12 @@ public final class IwarpConnection implements WireConnection {
     private volatile PassiveHandler passiveHandler;
     private volatile Thread txThread;
     private volatile boolean established;
+    /**
+     * Passive side of an initiator that asked for no ready-to-receive frame (siw's default client mode): the
+     * connection counts as established once the Reply is written, as siw does (IWARP.md 5.4 item 16), but nothing
+     * is sent until the initiator's first frame arrived (RFC 5044 section 7.1.2, which a siw initiator enforces).
+     */
+    private volatile boolean holdOutput;
     private volatile boolean disconnectRequested;
     private volatile boolean localClose;
     private volatile boolean rxEnded;
@@ -204,8 +210,14 @@ public final class IwarpConnection implements WireConnection {
         for (int i = 0; i < ird; i++) {
             irq[i] = new InboundRead();
         }
-        if (active) {
+        boolean establishNow = !active && !negotiated.expectsRtr()
+            && passiveState.compareAndSet(PASSIVE_PENDING, PASSIVE_ESTABLISHED);
+        if (active || establishNow) {
             established = true;
+        }
+        if (establishNow) {
+            holdOutput = true;
+            establishedLatch.countDown();
         }
         if (closed.get()) {
             threadsDone.countDown();
@@ -217,6 +229,9 @@ public final class IwarpConnection implements WireConnection {
         txThread = tx;
         tx.start();
         Thread.ofVirtual().name(name + "-rx").start(new Rx());
+        if (establishNow) {
+            handler.onEstablished(this);
+        }
     }
 
     /**
@@ -562,6 +577,10 @@ public final class IwarpConnection implements WireConnection {
 
         @Override
         public void onHeader(FpduHeaderView h) {
+            if (holdOutput) {
+                holdOutput = false;
+                kick();
+            }
             if (!established) {
                 if (!passiveState.compareAndSet(PASSIVE_PENDING, PASSIVE_ESTABLISHED)) {
                     decoder.stop();
@@ -849,7 +868,7 @@ public final class IwarpConnection implements WireConnection {
                     return;
                 }
                 boolean worked = reportReads();
-                if (established && !outputShut) {
+                if (established && !holdOutput && !outputShut) {
                     if (rtrPending) {
                         rtrPending = false;
                         sendRtr();
