@@ -24,6 +24,7 @@ public final class NioBaseline {
     /** Entry point: {@code [seconds]} per streaming measurement (default 3). */
     public static void main(String[] args) throws Exception {
         double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 3.0;
+        stream(65536, false, 1.0); // warm the JIT and the socket paths before measuring
         emit("nio.stream.64k", "gbytes_per_s", stream(65536, false, seconds));
         emit("nio.stream.64k.crc", "gbytes_per_s", stream(65536, true, seconds));
         emit("nio.pingpong.spin", "rtt_p50_us", pingPong(true, 50_000));
@@ -66,7 +67,7 @@ public final class NioBaseline {
                 c.setOption(StandardSocketOptions.TCP_NODELAY, true);
                 ByteBuffer b = ByteBuffer.allocateDirect(chunk);
                 CRC32C sum = new CRC32C();
-                long warm = System.nanoTime() + 500_000_000L;
+                long warm = System.nanoTime() + 1_000_000_000L;
                 long bytes = 0;
                 long start = 0;
                 long end = 0;
