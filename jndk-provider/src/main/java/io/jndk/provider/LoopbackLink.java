@@ -173,24 +173,8 @@ final class LoopbackLink implements Link {
             localError(qp, w, NtStatus.STATUS_ACCESS_VIOLATION);
             return;
         }
-        if (peer.state != SoftQp.State.CONNECTED && peer.state != SoftQp.State.PEER_DISCONNECTED) {
-            remoteError(qp, peer, w, Term.RDMAP_CATASTROPHIC_STREAM);
+        if (!peerAccepts(qp, peer, w) || !tagged(qp, peer, w, s, total, false)) {
             return;
-        }
-        if (total > 0) {
-            TokenTable.Target t = s.dst[0];
-            int r = peer.adapter.tokens().checkRemote(w.remoteToken, w.remoteAddress, total, TokenTable.RIGHT_REMOTE_WRITE,
-                    peer.pd, t);
-            if (r != TokenTable.OK) {
-                peer.adapter.count(NdkCounter.ACCESS_ERRORS);
-                remoteError(qp, peer, w, LocalOps.ddpTagged(r));
-                return;
-            }
-            s.dstLen[0] = total;
-            if (!copyLists(s.src, s.srcLen, count(w), s.dst, s.dstLen, 1, total, s.c1, s.c2)) {
-                remoteError(qp, peer, w, Term.DDP_TAGGED_BASE_BOUNDS);
-                return;
-            }
         }
         qp.adapter.count(NdkCounter.BYTES_OUT, total);
         peer.adapter.count(NdkCounter.BYTES_IN, total);
@@ -203,8 +187,7 @@ final class LoopbackLink implements Link {
             localError(qp, w, NtStatus.STATUS_ACCESS_VIOLATION);
             return;
         }
-        if (peer.state != SoftQp.State.CONNECTED && peer.state != SoftQp.State.PEER_DISCONNECTED) {
-            remoteError(qp, peer, w, Term.RDMAP_CATASTROPHIC_STREAM);
+        if (!peerAccepts(qp, peer, w)) {
             return;
         }
         if (qp.effectiveOrd == 0 || peer.effectiveIrd == 0) {
@@ -212,25 +195,53 @@ final class LoopbackLink implements Link {
             remoteError(qp, peer, w, Term.RDMAP_CATASTROPHIC_STREAM);
             return;
         }
-        if (total > 0) {
-            TokenTable.Target t = s.src[0];
-            int r = peer.adapter.tokens().checkRemote(w.remoteToken, w.remoteAddress, total, TokenTable.RIGHT_REMOTE_READ,
-                    peer.pd, t);
-            if (r != TokenTable.OK) {
-                peer.adapter.count(NdkCounter.ACCESS_ERRORS);
-                remoteError(qp, peer, w, LocalOps.rdmapProtection(r));
-                return;
-            }
-            s.srcLen[0] = total;
-            if (!copyLists(s.src, s.srcLen, 1, s.dst, s.dstLen, w.nSge, total, s.c1, s.c2)) {
-                remoteError(qp, peer, w, Term.RDMAP_BASE_BOUNDS);
-                return;
-            }
+        if (!tagged(qp, peer, w, s, total, true)) {
+            return;
         }
         LocalOps.readLocalInvalidate(qp, w);
         qp.adapter.count(NdkCounter.BYTES_IN, total);
         peer.adapter.count(NdkCounter.BYTES_OUT, total);
         qp.completeInitiator(w, NtStatus.STATUS_SUCCESS, (int) total, 0);
+    }
+
+    /** Whether the peer QP takes inbound traffic; otherwise it answers as with a Terminate. */
+    private boolean peerAccepts(SoftQp qp, SoftQp peer, WorkRequest w) {
+        if (peer.state != SoftQp.State.CONNECTED && peer.state != SoftQp.State.PEER_DISCONNECTED) {
+            remoteError(qp, peer, w, Term.RDMAP_CATASTROPHIC_STREAM);
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * The tagged half of an RDMA Write (into the peer) or Read (from the peer): the peer's one access check of
+     * {@code [remoteAddress, +total)}, then the copy. A violation is answered as the peer's Terminate would be:
+     * DDP tagged codes for a Write target, RDMAP protection codes for a Read source.
+     */
+    private boolean tagged(SoftQp qp, SoftQp peer, WorkRequest w, Scratch s, long total, boolean read) {
+        if (total == 0) {
+            return true; // zero-length tagged messages need no lookup (siw: the RTR's STag 1)
+        }
+        TokenTable.Target t = read ? s.src[0] : s.dst[0];
+        int r = peer.adapter.tokens().checkRemote(w.remoteToken, w.remoteAddress, total,
+                read ? TokenTable.RIGHT_REMOTE_READ : TokenTable.RIGHT_REMOTE_WRITE, peer.pd, t);
+        if (r != TokenTable.OK) {
+            peer.adapter.count(NdkCounter.ACCESS_ERRORS);
+            remoteError(qp, peer, w, read ? LocalOps.rdmapProtection(r) : LocalOps.ddpTagged(r));
+            return false;
+        }
+        boolean copied;
+        if (read) {
+            s.srcLen[0] = total;
+            copied = copyLists(s.src, s.srcLen, 1, s.dst, s.dstLen, w.nSge, total, s.c1, s.c2);
+        } else {
+            s.dstLen[0] = total;
+            copied = copyLists(s.src, s.srcLen, count(w), s.dst, s.dstLen, 1, total, s.c1, s.c2);
+        }
+        if (!copied) {
+            remoteError(qp, peer, w, read ? Term.RDMAP_BASE_BOUNDS : Term.DDP_TAGGED_BASE_BOUNDS);
+        }
+        return copied;
     }
 
     private void send(SoftQp qp, SoftQp peer, WorkRequest w, Scratch s) {
@@ -239,8 +250,7 @@ final class LoopbackLink implements Link {
             localError(qp, w, NtStatus.STATUS_ACCESS_VIOLATION);
             return;
         }
-        if (peer.state != SoftQp.State.CONNECTED && peer.state != SoftQp.State.PEER_DISCONNECTED) {
-            remoteError(qp, peer, w, Term.RDMAP_CATASTROPHIC_STREAM);
+        if (!peerAccepts(qp, peer, w)) {
             return;
         }
         WorkRequest r = s.recv;
