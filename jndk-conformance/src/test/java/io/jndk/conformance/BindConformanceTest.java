@@ -50,12 +50,8 @@ class BindConformanceTest {
 
     static final int RW = NdkOpFlags.ALLOW_REMOTE_READ | NdkOpFlags.ALLOW_REMOTE_WRITE;
 
-    final java.util.List<World.Pair> pairs = new java.util.ArrayList<>();
-
     private World.Pair connectPair() {
-        World.Pair x = w.connect();
-        pairs.add(x);
-        return x;
+        return w.connect();
     }
 
     @BeforeEach
@@ -65,10 +61,6 @@ class BindConformanceTest {
 
     @AfterEach
     void tearDown() {
-        closeAll();
-    }
-
-    private void closeAll() {
         w.close();
     }
 

@@ -46,12 +46,8 @@ class LamConformanceTest {
     final List<NdkLogicalAddressMapping> lams = new ArrayList<>();
     final List<NdkAdapter> lamOwners = new ArrayList<>();
 
-    final java.util.List<World.Pair> pairs = new java.util.ArrayList<>();
-
     private World.Pair connectPair() {
-        World.Pair x = w.connect();
-        pairs.add(x);
-        return x;
+        return w.connect();
     }
 
     @BeforeEach
@@ -61,10 +57,6 @@ class LamConformanceTest {
 
     @AfterEach
     void tearDown() {
-        closeAll();
-    }
-
-    private void closeAll() {
         try {
             for (int i = 0; i < lams.size(); i++) {
                 lamOwners.get(i).releaseLam(lams.get(i));
