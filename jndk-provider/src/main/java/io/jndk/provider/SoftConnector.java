@@ -201,38 +201,22 @@ final class SoftConnector extends SoftObject implements NdkConnector {
             }
             local = bound;
             remote = dst;
-            if (adapter.wire() != null) {
-                if (se != null) {
-                    se.addSuccessor(this);
+            target = null;
+            if (adapter.wire() == null) {
+                // in-JVM: the listener must exist and take the request now
+                target = t.findListener(dst);
+                if (target == null || !target.admit()) {
+                    int st = target == null && !t.owned(dst.getAddress()) ? NtStatus.STATUS_HOST_UNREACHABLE
+                            : NtStatus.STATUS_CONNECTION_REFUSED;
+                    releaseEndpoint();
+                    adapter.count(NdkCounter.CONNECT_FAILURES);
+                    return adapter.completeRequest(st, rc, ctx);
                 }
-                var winfo = adapter.infoInternal();
-                reqIrd = Math.min(ird, winfo.maxInboundReadLimit());
-                reqOrd = Math.min(ord, winfo.maxOutboundReadLimit());
-                qp = sq;
-                synchronized (sq.lock) {
-                    sq.connector = this;
-                    sq.state = SoftQp.State.CONNECTING;
+                if (!target.adapter.reserve(NdkObjectType.CONNECTOR)) {
+                    target.decided();
+                    releaseEndpoint();
+                    return adapter.completeRequest(NtStatus.STATUS_CONNECTION_REFUSED, rc, ctx);
                 }
-                sq.addSuccessor(this);
-                state = State.CONNECTING;
-                park(rc, ctx);
-                timer = adapter.dispatcher().schedule(() -> connectTimedOut(), timeout("connect.timeout.ms", 60_000),
-                        TimeUnit.MILLISECONDS);
-                target = null;
-                passive = null;
-            } else {
-            target = t.findListener(dst);
-            if (target == null || !target.admit()) {
-                int st = target == null && !t.owned(dst.getAddress()) ? NtStatus.STATUS_HOST_UNREACHABLE
-                        : NtStatus.STATUS_CONNECTION_REFUSED;
-                releaseEndpoint();
-                adapter.count(NdkCounter.CONNECT_FAILURES);
-                return adapter.completeRequest(st, rc, ctx);
-            }
-            if (!target.adapter.reserve(NdkObjectType.CONNECTOR)) {
-                target.decided();
-                releaseEndpoint();
-                return adapter.completeRequest(NtStatus.STATUS_CONNECTION_REFUSED, rc, ctx);
             }
             if (se != null) {
                 se.addSuccessor(this);
@@ -240,18 +224,21 @@ final class SoftConnector extends SoftObject implements NdkConnector {
             var info = adapter.infoInternal();
             reqIrd = Math.min(ird, info.maxInboundReadLimit());
             reqOrd = Math.min(ord, info.maxOutboundReadLimit());
-            passive = new SoftConnector(target.adapter, target);
-            passive.peer = this;
-            passive.local = new InetSocketAddress(dst.getAddress(), target.bound().getPort());
-            passive.remote = local;
-            passive.peerPrivateData = pd == null ? new byte[0] : pd.clone();
-            var pinfo = target.adapter.infoInternal();
-            passive.reqIrd = Math.min(reqOrd, pinfo.maxInboundReadLimit());
-            passive.reqOrd = Math.min(reqIrd, pinfo.maxOutboundReadLimit());
-            target.addSuccessor(passive);
-            target.adapter.transportImpl().retain(target.bound());
-            passive.ownsEndpoint = false;
-            peer = passive;
+            passive = null;
+            if (target != null) {
+                passive = new SoftConnector(target.adapter, target);
+                passive.peer = this;
+                passive.local = new InetSocketAddress(dst.getAddress(), target.bound().getPort());
+                passive.remote = local;
+                passive.peerPrivateData = pd == null ? new byte[0] : pd.clone();
+                var pinfo = target.adapter.infoInternal();
+                passive.reqIrd = Math.min(reqOrd, pinfo.maxInboundReadLimit());
+                passive.reqOrd = Math.min(reqIrd, pinfo.maxOutboundReadLimit());
+                target.addSuccessor(passive);
+                target.adapter.transportImpl().retain(target.bound());
+                passive.ownsEndpoint = false;
+                peer = passive;
+            }
             qp = sq;
             synchronized (sq.lock) {
                 sq.connector = this;
@@ -262,7 +249,6 @@ final class SoftConnector extends SoftObject implements NdkConnector {
             park(rc, ctx);
             timer = adapter.dispatcher().schedule(() -> connectTimedOut(), timeout("connect.timeout.ms", 60_000),
                     TimeUnit.MILLISECONDS);
-            }
         }
         if (target == null) {
             WireTransport wire = adapter.wire();
