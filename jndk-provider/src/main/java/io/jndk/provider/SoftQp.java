@@ -323,21 +323,9 @@ final class SoftQp extends SoftObject implements NdkQp {
         if (srq != null) {
             return NtStatus.STATUS_INVALID_DEVICE_REQUEST;
         }
-        if (nSge < 0 || (nSge > 0 && (sgl == null || sgl.length < nSge))) {
-            return NtStatus.STATUS_INVALID_PARAMETER;
-        }
-        if (nSge > maxReceiveSge) {
-            return NtStatus.STATUS_DATA_OVERRUN;
-        }
-        long total = 0;
-        for (int i = 0; i < nSge; i++) {
-            if (sgl[i] == null) {
-                return NtStatus.STATUS_INVALID_PARAMETER;
-            }
-            total += Integer.toUnsignedLong(sgl[i].length);
-        }
-        if (total > Integer.toUnsignedLong(adapter.infoInternal().maxTransferLength())) {
-            return NtStatus.STATUS_BUFFER_OVERFLOW;
+        int s = WorkRequest.checkReceive(sgl, nSge, maxReceiveSge, adapter.infoInternal().maxTransferLength());
+        if (s != NtStatus.STATUS_SUCCESS) {
+            return s;
         }
         boolean flushNow;
         synchronized (rqLock) {
@@ -346,13 +334,7 @@ final class SoftQp extends SoftObject implements NdkQp {
             }
             WorkRequest w = rq.tail();
             w.op = NdkOperationType.RECEIVE;
-            w.context = ctx;
-            w.nSge = nSge;
-            for (int i = 0; i < nSge; i++) {
-                w.addr[i] = sgl[i].address;
-                w.len[i] = sgl[i].length;
-                w.token[i] = sgl[i].token;
-            }
+            w.setReceive(ctx, sgl, nSge);
             rq.commit();
             flushNow = state == State.ERROR;
         }

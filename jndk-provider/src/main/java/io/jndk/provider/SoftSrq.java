@@ -65,34 +65,16 @@ final class SoftSrq extends SoftObject implements NdkSrq {
 
     @Override
     public int srqReceive(Object ctx, NdkSge[] sgl, int nSge) {
-        if (nSge < 0 || (nSge > 0 && (sgl == null || sgl.length < nSge))) {
-            return NtStatus.STATUS_INVALID_PARAMETER;
-        }
-        if (nSge > maxSge) {
-            return NtStatus.STATUS_DATA_OVERRUN;
-        }
-        long total = 0;
-        for (int i = 0; i < nSge; i++) {
-            if (sgl[i] == null) {
-                return NtStatus.STATUS_INVALID_PARAMETER;
-            }
-            total += Integer.toUnsignedLong(sgl[i].length);
-        }
-        if (total > Integer.toUnsignedLong(adapter.infoInternal().maxTransferLength())) {
-            return NtStatus.STATUS_BUFFER_OVERFLOW;
+        int s = WorkRequest.checkReceive(sgl, nSge, maxSge, adapter.infoInternal().maxTransferLength());
+        if (s != NtStatus.STATUS_SUCCESS) {
+            return s;
         }
         synchronized (this) {
             if (ring.full()) {
                 return NtStatus.STATUS_INSUFFICIENT_RESOURCES;
             }
             WorkRequest w = ring.tail();
-            w.context = ctx;
-            w.nSge = nSge;
-            for (int i = 0; i < nSge; i++) {
-                w.addr[i] = sgl[i].address;
-                w.len[i] = sgl[i].length;
-                w.token[i] = sgl[i].token;
-            }
+            w.setReceive(ctx, sgl, nSge);
             ring.commit();
         }
         adapter.count(NdkCounter.WORK_REQUESTS);

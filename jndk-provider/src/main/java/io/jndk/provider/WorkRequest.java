@@ -39,6 +39,39 @@ final class WorkRequest {
         inline = inlineSize > 0 ? MemorySegment.ofArray(new byte[inlineSize]) : null;
     }
 
+    /**
+     * Post-time checks of a receive's SGE list: a malformed list → INVALID_PARAMETER, more SGEs than the queue takes
+     * → DATA_OVERRUN, more bytes than MaxTransferLength → BUFFER_OVERFLOW; else SUCCESS.
+     */
+    static int checkReceive(io.jndk.api.NdkSge[] sgl, int nSge, int maxSge, int maxTransferLength) {
+        if (nSge < 0 || (nSge > 0 && (sgl == null || sgl.length < nSge))) {
+            return io.jndk.api.NtStatus.STATUS_INVALID_PARAMETER;
+        }
+        if (nSge > maxSge) {
+            return io.jndk.api.NtStatus.STATUS_DATA_OVERRUN;
+        }
+        long total = 0;
+        for (int i = 0; i < nSge; i++) {
+            if (sgl[i] == null) {
+                return io.jndk.api.NtStatus.STATUS_INVALID_PARAMETER;
+            }
+            total += Integer.toUnsignedLong(sgl[i].length);
+        }
+        return total > Integer.toUnsignedLong(maxTransferLength) ? io.jndk.api.NtStatus.STATUS_BUFFER_OVERFLOW
+                : io.jndk.api.NtStatus.STATUS_SUCCESS;
+    }
+
+    /** Copies a receive's context and SGE list into this slot (the caller's array may be reused at once). */
+    void setReceive(Object ctx, io.jndk.api.NdkSge[] sgl, int nSge) {
+        context = ctx;
+        this.nSge = nSge;
+        for (int i = 0; i < nSge; i++) {
+            addr[i] = sgl[i].address;
+            len[i] = sgl[i].length;
+            token[i] = sgl[i].token;
+        }
+    }
+
     boolean isInline() {
         return (flags & io.jndk.api.NdkOpFlags.INLINE) != 0;
     }
