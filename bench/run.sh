@@ -1,31 +1,68 @@
 #!/usr/bin/env bash
-# Benchmark harness: measures raw Java NIO and memory-copy baselines, then jndk over iwarp (CRC off and on) and
-# loopback, in one invocation on this machine, and prints each jndk figure beside its baseline with the ratio.
-# Not run by CI (it takes a few minutes and wants a quiet machine). Usage: bench/run.sh [SECONDS]
+# Benchmark harness: measures raw Java NIO and memory-copy baselines (and iperf3/sockperf when installed), then jndk
+# over iwarp (CRC off and on, bandwidth and latency, 8-byte Write ping-pong polling and blocking), loopback, and
+# 1,000 QPs at once, in one invocation on this machine, and prints each jndk figure beside its baseline with the
+# ratio and the target. Not run by CI (it takes a few minutes and wants a quiet machine).
+# Usage: bench/run.sh [SECONDS per streaming run, default 2] [QPs for the scale run, default 1000]
+# Writes bench/results/STAMP-*.jsonl (raw records), STAMP-summary.json and STAMP-bandwidth-vs-size.svg.
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-. "$ROOT/scripts/jdk.sh"
-jndk_require_jdk
-jndk_require_maven
-SECONDS_PER_RUN="${1:-3}"
-OUT="$ROOT/bench/results"
-mkdir -p "$OUT"
-STAMP="$(date -u +%Y%m%dT%H%M%SZ)"
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+SECS="${1:-2}"
+QPS="${2:-1000}"
+R="$OUT/$STAMP"
 cd "$ROOT"
-mvn -B -q -DskipTests package -pl jndk-tools,jndk-benchmarks -am >/dev/null
-JAVA="$JAVA_HOME/bin/java"
-BENCH_CP="$ROOT/jndk-benchmarks/target/jndk-benchmarks.jar"
-echo "baselines (raw Java NIO over 127.0.0.1, MemorySegment.copy)..." >&2
-"$JAVA" -cp "$BENCH_CP" io.jndk.bench.NioBaseline "$SECONDS_PER_RUN" > "$OUT/$STAMP-baselines.jsonl"
+echo "building..." >&2
+bench_build jndk-tools jndk-benchmarks
+raise_fd_limit
+
+echo "baselines: raw Java NIO over 127.0.0.1, MemorySegment.copy..." >&2
+"$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.NioBaseline "$SECS" > "$R-baselines.jsonl"
+
+if command -v iperf3 >/dev/null 2>&1; then
+    echo "iperf3 (64 KiB writes)..." >&2
+    port=$(free_port)
+    iperf3 -s -1 -p "$port" >/dev/null 2>&1 &
+    server=$!
+    for _ in $(seq 1 50); do ss -ltn | grep -q ":$port " && break; sleep 0.1; done
+    bps=$(iperf3 -c 127.0.0.1 -p "$port" -t "$((SECS * 2))" -O 1 -l 64K -J | grep -A12 '"sum_received"' \
+        | grep -m1 '"bits_per_second"' | awk -F: '{ gsub(/[ \t,]/, "", $2); print $2 }')
+    wait "$server" || true
+    awk -v b="$bps" 'BEGIN { printf "{\"name\":\"iperf3.64k\",\"gbytes_per_s\":%.4f}\n", b / 8e9 }' >> "$R-baselines.jsonl"
+else
+    echo "iperf3 not installed: skipped" >&2
+fi
+if command -v sockperf >/dev/null 2>&1; then
+    echo "sockperf ping-pong over TCP (14-byte messages, its minimum)..." >&2
+    port=$(free_port)
+    sockperf sr --tcp -i 127.0.0.1 -p "$port" >/dev/null 2>&1 &
+    server=$!
+    for _ in $(seq 1 50); do ss -ltn | grep -q ":$port " && break; sleep 0.1; done
+    # sockperf reports half the round trip; the harness compares round trips
+    sockperf pp --tcp -i 127.0.0.1 -p "$port" -t "$SECS" -m 14 2>&1 \
+        | awk '/percentile 50.000/ { p50 = $NF } /percentile 99.000/ { p99 = $NF }
+               END { if (p50 != "") printf "{\"name\":\"sockperf.pingpong\",\"rtt_p50_us\":%.4f,\"rtt_p99_us\":%.4f}\n", 2 * p50, 2 * p99 }' \
+        >> "$R-baselines.jsonl"
+    kill "$server" 2>/dev/null || true
+    wait "$server" 2>/dev/null || true
+else
+    echo "sockperf not installed: skipped" >&2
+fi
+
 SIZES=8,4096,65536,1048576
 echo "jndk perf over iwarp..." >&2
-./jndk perf --transport iwarp -s "$SIZES" --json > "$OUT/$STAMP-iwarp.jsonl"
+./jndk perf --transport iwarp -s "$SIZES" --json > "$R-iwarp.jsonl"
 echo "jndk perf over iwarp with CRC..." >&2
-./jndk perf --transport iwarp --crc -s "$SIZES" --json > "$OUT/$STAMP-iwarp-crc.jsonl"
+./jndk perf --transport iwarp --crc -s "$SIZES" --json > "$R-iwarp-crc.jsonl"
 echo "jndk perf over loopback..." >&2
-./jndk perf --transport loopback -s "$SIZES" --json > "$OUT/$STAMP-loopback.jsonl"
+./jndk perf --transport loopback -s "$SIZES" --json > "$R-loopback.jsonl"
+echo "jndk 8-byte RDMA Write ping-pong over iwarp, polling and blocking..." >&2
+"$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.JndkLatency 20000 iwarp > "$R-latency.jsonl"
+echo "jndk $QPS QPs over iwarp..." >&2
+"$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.Scale "$QPS" "$SECS" > "$R-scale.jsonl"
+
 echo >&2
-echo "machine: $(nproc) cores, $(uname -sr), $("$JAVA" -version 2>&1 | head -n1)"
-"$JAVA" -cp "$BENCH_CP" io.jndk.bench.Report "$OUT/$STAMP-baselines.jsonl" "$OUT/$STAMP-summary.json" \
-    iwarp="$OUT/$STAMP-iwarp.jsonl" iwarp-crc="$OUT/$STAMP-iwarp-crc.jsonl" loopback="$OUT/$STAMP-loopback.jsonl"
-echo "results: $OUT/$STAMP-*.json*"
+echo "machine: $(nproc) cores, $(uname -sr), $("$JAVA" -version 2>&1 | head -n1), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+"$JAVA" -cp "$BENCH_CP" io.jndk.bench.Report "$R-summary.json" svg="$R-bandwidth-vs-size.svg" \
+    base="$R-baselines.jsonl" iwarp="$R-iwarp.jsonl" iwarp-crc="$R-iwarp-crc.jsonl" loopback="$R-loopback.jsonl" \
+    latency="$R-latency.jsonl" scale="$R-scale.jsonl"
+echo "results: $R-*"

@@ -8,25 +8,31 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * Sets jndk's figures beside the baselines measured in the same run and prints the ratios against the
- * performance targets. Input: JSON-lines files (NioBaseline output, {@code jndk perf --json} output tagged by
- * file name); output: a table on stdout and a JSON summary file.
+ * performance targets. Input: JSON-lines files given as {@code tag=file}; records with a {@code name} (NioBaseline,
+ * JndkLatency, Scale, iperf3/sockperf summaries) are looked up by name, records with an {@code op}
+ * ({@code jndk perf --json}) by {@code tag/op/size}. Output: a table on stdout, a JSON summary and, with
+ * {@code svg=file}, the bandwidth-versus-size chart of the {@code iwarp} run.
  */
 public final class Report {
     private Report() {}
 
-    /** A comparison row. */
+    /** A comparison row; a NaN target marks a row shown for information. */
     record Row(String what, double jndk, double baseline, String unit, boolean higherIsBetter, double target) {
         double ratio() {
             return baseline == 0 ? Double.NaN : jndk / baseline;
         }
 
-        boolean met() {
-            return higherIsBetter ? ratio() >= target : ratio() <= target;
+        String verdict() {
+            if (Double.isNaN(target)) {
+                return "";
+            }
+            return (higherIsBetter ? ratio() >= target : ratio() <= target) ? "met" : "NOT MET";
         }
     }
 
@@ -42,60 +48,131 @@ public final class Report {
         return m;
     }
 
+    /** Every record read, by {@code name} or by {@code tag/op/size}. */
+    private final Map<String, Map<String, String>> records = new TreeMap<>();
+    private final List<Row> rows = new ArrayList<>();
+
     /**
-     * Entry point: {@code baselines.jsonl out.json tag=perf.jsonl ...} where tag names the jndk run
-     * (e.g. {@code iwarp}, {@code iwarp-crc}, {@code loopback}).
+     * Entry point: {@code out.json [svg=chart.svg] tag=file.jsonl ...}; the tag names a {@code jndk perf} run
+     * ({@code iwarp}, {@code iwarp-crc}, {@code loopback}); missing files are skipped (their rows are left out).
      */
     public static void main(String[] args) throws IOException {
-        Map<String, Double> base = new HashMap<>();
-        for (String line : Files.readAllLines(Path.of(args[0]))) {
-            Map<String, String> m = parse(line);
-            if (m.containsKey("name")) {
-                String key = m.containsKey("gbytes_per_s") ? "gbytes_per_s" : "rtt_p50_us";
-                base.put(m.get("name"), Double.parseDouble(m.get(key)));
-            }
-        }
-        Map<String, Map<String, String>> jndk = new HashMap<>();
-        for (int i = 2; i < args.length; i++) {
+        Report r = new Report();
+        Path svg = null;
+        for (int i = 1; i < args.length; i++) {
             String[] kv = args[i].split("=", 2);
-            for (String line : Files.readAllLines(Path.of(kv[1]))) {
-                Map<String, String> m = parse(line);
-                if (m.containsKey("op")) {
-                    jndk.put(kv[0] + "/" + m.get("op") + "/" + m.get("size"), m);
-                }
+            if (kv[0].equals("svg")) {
+                svg = Path.of(kv[1]);
+            } else if (Files.exists(Path.of(kv[1]))) {
+                r.read(kv[0], Path.of(kv[1]));
             }
         }
-        List<Row> rows = new ArrayList<>();
-        add(rows, jndk, base, "RDMA Write 64 KiB, iwarp", "iwarp/write/65536", "gbytes_per_s", "nio.stream.64k", 0.95, true);
-        add(rows, jndk, base, "RDMA Write 64 KiB, iwarp, CRC", "iwarp-crc/write/65536", "gbytes_per_s", "nio.stream.64k.crc",
-                0.90, true);
-        add(rows, jndk, base, "Send 64 KiB, iwarp", "iwarp/send/65536", "gbytes_per_s", "nio.stream.64k", 0.90, true);
-        add(rows, jndk, base, "RDMA Read 64 KiB, iwarp", "iwarp/read/65536", "gbytes_per_s", "nio.stream.64k", 0.85, true);
-        add(rows, jndk, base, "RDMA Write 8 B latency p50 (polling) vs spinning ping-pong", "iwarp/write/8", "lat_p50_us",
-                "nio.pingpong.spin", 1.2, false);
-        add(rows, jndk, base, "Loopback RDMA Write 1 MiB vs MemorySegment.copy", "loopback/write/1048576", "gbytes_per_s",
-                "memcopy.1m", 0.7, true);
-        System.out.printf(Locale.ROOT, "%-62s %10s %10s %6s %7s %s%n", "figure", "jndk", "baseline", "unit", "ratio",
-                "target");
-        StringBuilder json = new StringBuilder("[");
-        for (Row r : rows) {
-            System.out.printf(Locale.ROOT, "%-62s %10.3f %10.3f %6s %7.2f %s %s%n", r.what(), r.jndk(), r.baseline(), r.unit(),
-                    r.ratio(), (r.higherIsBetter() ? ">= " : "<= ") + r.target(), r.met() ? "met" : "NOT MET");
-            json.append(json.length() > 1 ? "," : "").append(String.format(Locale.ROOT,
-                    "{\"figure\":\"%s\",\"jndk\":%.4f,\"baseline\":%.4f,\"unit\":\"%s\",\"ratio\":%.4f,\"target\":%.2f,\"met\":%b}",
-                    r.what(), r.jndk(), r.baseline(), r.unit(), r.ratio(), r.target(), r.met()));
+        r.compare();
+        r.print();
+        Files.writeString(Path.of(args[0]), r.json());
+        if (svg != null) {
+            Files.writeString(svg, Chart.bandwidthVersusSize(r.records));
         }
-        json.append("]\n");
-        Files.writeString(Path.of(args[1]), json);
     }
 
-    private static void add(List<Row> rows, Map<String, Map<String, String>> jndk, Map<String, Double> base, String what,
-            String key, String field, String baseKey, double target, boolean higher) {
-        Map<String, String> m = jndk.get(key);
-        Double b = base.get(baseKey);
-        if (m == null || b == null || !m.containsKey(field)) {
+    private void read(String tag, Path file) throws IOException {
+        for (String line : Files.readAllLines(file)) {
+            Map<String, String> m = parse(line);
+            if (m.containsKey("name")) {
+                records.put(m.get("name"), m);
+            } else if (m.containsKey("op")) {
+                records.put(tag + "/" + m.get("op") + "/" + m.get("size"), m);
+            }
+        }
+    }
+
+    private void compare() {
+        add("RDMA Write 64 KiB, iwarp vs NIO stream", "iwarp/write/65536", "gbytes_per_s", "nio.stream.64k", "gbytes_per_s",
+                "GB/s", 0.95);
+        add("RDMA Write 64 KiB, iwarp, CRC vs NIO stream + CRC32c", "iwarp-crc/write/65536", "gbytes_per_s",
+                "nio.stream.64k.crc", "gbytes_per_s", "GB/s", 0.90);
+        add("Send 64 KiB, iwarp vs NIO stream", "iwarp/send/65536", "gbytes_per_s", "nio.stream.64k", "gbytes_per_s", "GB/s",
+                0.90);
+        add("RDMA Read 64 KiB, iwarp vs NIO stream", "iwarp/read/65536", "gbytes_per_s", "nio.stream.64k", "gbytes_per_s",
+                "GB/s", 0.85);
+        add("RDMA Write 8 B RTT p50, polling vs NIO spinning", "jndk.write8.poll", "rtt_p50_us", "nio.pingpong.spin",
+                "rtt_p50_us", "us", -1.2);
+        add("RDMA Write 8 B RTT p50, blocking vs NIO blocking", "jndk.write8.block", "rtt_p50_us", "nio.pingpong.block",
+                "rtt_p50_us", "us", -1.2);
+        add("Loopback RDMA Write 1 MiB vs MemorySegment.copy", "loopback/write/1048576", "gbytes_per_s", "memcopy.1m",
+                "gbytes_per_s", "GB/s", 0.7);
+        add("1,000 QPs aggregate Write 64 KiB vs one QP", "scale", "gbytes_per_s", "scale", "one_qp_gbytes_per_s", "GB/s", 0.8);
+        if (records.containsKey("scale")) {
+            rows.add(new Row("1,000 QPs connection setup vs 10 s", num("scale", "setup_s"), 10, "s", false, 1.0));
+        }
+        add("info: RDMA Write 8 B post-to-completion p50 vs NIO spinning RTT", "iwarp/write/8", "lat_p50_us",
+                "nio.pingpong.spin", "rtt_p50_us", "us", Double.NaN);
+        add("info: NIO stream 64 KiB vs iperf3 (64 KiB writes)", "nio.stream.64k", "gbytes_per_s", "iperf3.64k", "gbytes_per_s",
+                "GB/s", Double.NaN);
+        add("info: NIO spinning RTT vs sockperf ping-pong RTT", "nio.pingpong.spin", "rtt_p50_us", "sockperf.pingpong",
+                "rtt_p50_us", "us", Double.NaN);
+    }
+
+    /** Adds a row when both figures exist; a negative target means lower is better (bound {@code -target}). */
+    private void add(String what, String key, String field, String baseKey, String baseField, String unit, double target) {
+        if (!has(key, field) || !has(baseKey, baseField)) {
             return;
         }
-        rows.add(new Row(what, Double.parseDouble(m.get(field)), b, field.startsWith("lat") ? "us" : "GB/s", higher, target));
+        rows.add(new Row(what, num(key, field), num(baseKey, baseField), unit, !(target < 0), Math.abs(target)));
+    }
+
+    private boolean has(String key, String field) {
+        return records.containsKey(key) && records.get(key).containsKey(field);
+    }
+
+    private double num(String key, String field) {
+        return Double.parseDouble(records.get(key).get(field));
+    }
+
+    private void print() {
+        System.out.printf(Locale.ROOT, "%-66s %10s %10s %5s %7s %s%n", "figure", "jndk", "baseline", "unit", "ratio", "target");
+        for (Row r : rows) {
+            String target = Double.isNaN(r.target()) ? "" : (r.higherIsBetter() ? ">= " : "<= ") + r.target() + " " + r.verdict();
+            System.out.printf(Locale.ROOT, "%-66s %10.3f %10.3f %5s %7.2f %s%n", r.what(), r.jndk(), r.baseline(), r.unit(),
+                    r.ratio(), target);
+        }
+        if (records.containsKey("nio.stream.64k")) {
+            Map<String, String> n = records.get("nio.stream.64k");
+            System.out.printf(Locale.ROOT, "NIO 64 KiB stream over %s connections: median %s, min %s, max %s GB/s%n",
+                    n.get("runs"), n.get("gbytes_per_s"), n.get("min"), n.get("max"));
+        }
+        if (records.containsKey("scale")) {
+            Map<String, String> s = records.get("scale");
+            System.out.printf(Locale.ROOT,
+                    "%s QPs: per QP %.1f KiB heap, %.1f KiB direct, %.1f KiB resident; %s file descriptors; %s platform threads%n",
+                    s.get("qps"), num("scale", "heap_per_qp_bytes") / 1024, num("scale", "direct_per_qp_bytes") / 1024,
+                    num("scale", "rss_per_qp_bytes") / 1024, s.get("fds"), s.get("platform_threads"));
+        }
+    }
+
+    private String json() {
+        StringBuilder json = new StringBuilder("{\"rows\":[");
+        for (Row r : rows) {
+            json.append(json.charAt(json.length() - 1) == '[' ? "" : ",").append(String.format(Locale.ROOT,
+                    "{\"figure\":\"%s\",\"jndk\":%.4f,\"baseline\":%.4f,\"unit\":\"%s\",\"ratio\":%.4f,\"target\":%s,\"met\":%s}",
+                    r.what(), r.jndk(), r.baseline(), r.unit(), r.ratio(),
+                    Double.isNaN(r.target()) ? "null" : String.format(Locale.ROOT, "%.2f", r.target()),
+                    r.verdict().isEmpty() ? "null" : r.verdict().equals("met")));
+        }
+        json.append("],\"records\":{");
+        boolean first = true;
+        for (Map.Entry<String, Map<String, String>> e : records.entrySet()) {
+            json.append(first ? "" : ",").append('"').append(e.getKey()).append("\":{");
+            first = false;
+            boolean f = true;
+            for (Map.Entry<String, String> v : new TreeMap<>(e.getValue()).entrySet()) {
+                boolean number = v.getValue().matches("-?[0-9.eE+-]+|true|false");
+                json.append(f ? "" : ",").append('"').append(v.getKey()).append("\":")
+                        .append(number ? v.getValue() : "\"" + v.getValue() + "\"");
+                f = false;
+            }
+            json.append('}');
+        }
+        return json.append("}}\n").toString();
     }
 }

@@ -1,0 +1,202 @@
+package io.jndk.bench;
+
+import io.jndk.api.NdkCq;
+import io.jndk.api.NdkCqNotifyType;
+import io.jndk.api.NdkMr;
+import io.jndk.api.NdkOpFlags;
+import io.jndk.api.NdkQp;
+import io.jndk.api.NdkResultEx;
+import io.jndk.api.NdkSge;
+import io.jndk.api.NtStatus;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * 8-byte RDMA Write ping-pong between two adapters in this process (public API only), defined like perftest's
+ * {@code ib_write_lat} but reporting the full round trip:
+ * <ul>
+ *   <li><b>polling</b>: A writes the iteration number (8 bytes) into B's buffer; B spins on that buffer until the
+ *   number appears, then writes it into A's buffer; A spins on its buffer. Round trip = A's post to A seeing the
+ *   echo. The Write completions are reaped by polling the CQ without waiting for them.</li>
+ *   <li><b>blocking</b>: as above, but each Write (silent) is followed by a 0-byte Send with solicit-event, and the
+ *   receiver parks until its CQ, armed for solicited completions, notifies it, then finds the receive completion
+ *   and checks the 8 bytes. Round trip = A's post to A's thread running again with B's echo.</li>
+ * </ul>
+ * Prints one JSON object per mode ({@code jndk.write8.poll}, {@code jndk.write8.block}) with p50/p99 in µs.
+ * Arguments: {@code [iterations] [transport] [key=value provider options...]}.
+ */
+public final class JndkLatency {
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    private static final Object RECEIVE = new Object();
+    private static final int DEPTH = 64;
+    private static final long WAIT_NS = 10_000_000_000L;
+
+    /** One side: its QP, CQ, buffers and the thread that parks for its notifications. */
+    private static final class Side {
+        final NdkResultEx[] results = new NdkResultEx[DEPTH];
+        final NdkSge[] local = {new NdkSge()};
+        final NdkSge[] none = {};
+        NdkQp qp;
+        NdkCq cq;
+        MemorySegment inbox, outbox;
+        NdkMr inboxMr, outboxMr;
+        volatile Thread waiter;
+        volatile boolean notified;
+        int outstanding;
+
+        Side() {
+            for (int i = 0; i < results.length; i++) {
+                results[i] = new NdkResultEx();
+            }
+        }
+
+        void onNotify() {
+            notified = true;
+            LockSupport.unpark(waiter);
+        }
+
+        /** Writes {@code value} into the peer's inbox; with {@code solicit}, a silent Write and a 0-byte Send. */
+        void post(long value, Side peer, boolean solicit) {
+            while (outstanding >= DEPTH / 2) {
+                reap(false);
+            }
+            outbox.set(ValueLayout.JAVA_LONG, 0, value);
+            local[0].set(outbox.address(), 8, outboxMr.getLocalToken());
+            Calls.check("Write", qp.write(null, local, 1, peer.inbox.address(), peer.inboxMr.getRemoteToken(),
+                    solicit ? NdkOpFlags.SILENT_SUCCESS : 0));
+            if (solicit) {
+                Calls.check("Send", qp.send(null, none, 0, NdkOpFlags.SEND_AND_SOLICIT_EVENT));
+            }
+            outstanding++;
+        }
+
+        /** Reaps completions; returns how many were receives. */
+        int reap(boolean expectReceive) {
+            int got = 0;
+            int n = cq.getCqResultsEx(results, results.length);
+            for (int i = 0; i < n; i++) {
+                if (results[i].status != NtStatus.STATUS_SUCCESS) {
+                    throw new IllegalStateException("completion failed: " + NtStatus.describe(results[i].status));
+                }
+                if (results[i].requestContext == RECEIVE) {
+                    got++;
+                } else {
+                    outstanding--;
+                }
+            }
+            if (got > 0 && !expectReceive) {
+                throw new IllegalStateException("unexpected receive");
+            }
+            return got;
+        }
+
+        void spinFor(long value) {
+            long deadline = System.nanoTime() + WAIT_NS;
+            while ((long) LONG.getOpaque(inbox, 0L) != value) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("value " + value + " never arrived");
+                }
+                Thread.yield();
+            }
+            reap(false);
+        }
+
+        /** Parks until one receive completion arrives (notification-driven), re-posts the receive, checks the value. */
+        void blockFor(long value) {
+            waiter = Thread.currentThread();
+            long deadline = System.nanoTime() + WAIT_NS;
+            int got = reap(true);
+            while (got == 0) {
+                notified = false;
+                cq.armCq(NdkCqNotifyType.SOLICITED);
+                got = reap(true);
+                while (got == 0 && !notified) {
+                    LockSupport.parkNanos(this, WAIT_NS);
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("no receive for " + value);
+                    }
+                }
+                got += reap(true);
+            }
+            for (int i = 0; i < got; i++) {
+                Calls.check("Receive", qp.receive(RECEIVE, none, 0));
+            }
+            if ((long) LONG.getOpaque(inbox, 0L) != value) {
+                throw new IllegalStateException("receive arrived before the written value " + value);
+            }
+        }
+    }
+
+    private JndkLatency() {}
+
+    /** Entry point. */
+    public static void main(String[] args) throws Exception {
+        int iterations = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
+        String transport = args.length > 1 ? args[1] : "iwarp";
+        Map<String, String> options = Fabric.options(args, 2);
+        for (boolean blocking : new boolean[] {false, true}) {
+            long[] rtt = run(transport, options, iterations, blocking);
+            Arrays.sort(rtt);
+            System.out.printf(java.util.Locale.ROOT, "{\"name\":\"jndk.write8.%s\",\"transport\":\"%s\",\"rtt_p50_us\":%.4f,"
+                    + "\"rtt_p99_us\":%.4f,\"iters\":%d}%n", blocking ? "block" : "poll", transport,
+                    rtt[rtt.length / 2] / 1000.0, rtt[(int) (rtt.length * 0.99)] / 1000.0, rtt.length);
+        }
+    }
+
+    /** Runs one mode; returns the measured round trips in ns (after a fifth as many warm-up rounds). */
+    static long[] run(String transport, Map<String, String> options, int iterations, boolean blocking) throws Exception {
+        Side a = new Side(), b = new Side();
+        try (Arena arena = Arena.ofShared(); Fabric f = Fabric.open(transport, options)) {
+            a.cq = f.cq(f.a, DEPTH * 4, (ctx, st) -> a.onNotify());
+            b.cq = f.cq(f.b, DEPTH * 4, (ctx, st) -> b.onNotify());
+            Fabric.Pair p = f.connect(a.cq, b.cq, DEPTH);
+            a.qp = p.a();
+            b.qp = p.b();
+            for (Side s : new Side[] {a, b}) {
+                s.inbox = arena.allocate(64, 64);
+                s.outbox = arena.allocate(64, 64);
+                s.inboxMr = f.register(s == a ? f.pdA : f.pdB, s.inbox);
+                s.outboxMr = f.register(s == a ? f.pdA : f.pdB, s.outbox);
+                for (int i = 0; blocking && i < DEPTH / 2; i++) {
+                    Calls.check("Receive", s.qp.receive(RECEIVE, s.none, 0));
+                }
+            }
+            int warmup = iterations / 5;
+            int total = warmup + iterations;
+            Thread echo = Thread.ofPlatform().name("echo").start(() -> {
+                for (long v = 1; v <= total; v++) {
+                    if (blocking) {
+                        b.blockFor(v);
+                    } else {
+                        b.spinFor(v);
+                    }
+                    b.post(v, a, blocking);
+                }
+            });
+            long[] rtt = new long[iterations];
+            for (long v = 1; v <= total; v++) {
+                long t = System.nanoTime();
+                a.post(v, b, blocking);
+                if (blocking) {
+                    a.blockFor(v);
+                } else {
+                    a.spinFor(v);
+                }
+                if (v > warmup) {
+                    rtt[(int) (v - warmup - 1)] = System.nanoTime() - t;
+                }
+            }
+            echo.join(WAIT_NS / 1_000_000);
+            while (a.outstanding > 0 || b.outstanding > 0) {
+                a.reap(blocking);
+                b.reap(blocking);
+            }
+            return rtt;
+        }
+    }
+}

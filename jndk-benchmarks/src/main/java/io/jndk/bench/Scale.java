@@ -1,0 +1,148 @@
+package io.jndk.bench;
+
+import io.jndk.api.NdkCq;
+import io.jndk.api.NdkMr;
+import io.jndk.api.NdkQp;
+import io.jndk.api.NdkResultEx;
+import io.jndk.api.NdkSge;
+import io.jndk.api.NtStatus;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * Many QPs at once: connects one QP pair and measures its RDMA Write streaming bandwidth, then connects
+ * {@code n} more pairs between the same two adapters (timing the setup), measures what they cost (heap after GC,
+ * direct buffers, resident memory, platform threads, file descriptors) and streams Writes on all of them at once
+ * from one posting thread. Prints one JSON object. Arguments: {@code [qps] [seconds] [size] [depth] [transport]
+ * [key=value provider options...]}.
+ */
+public final class Scale {
+    private Scale() {}
+
+    /** What the process holds at one moment. */
+    record Footprint(long heap, long direct, long rss, int threads, int fds) {
+        static Footprint now() {
+            for (int i = 0; i < 3; i++) {
+                System.gc();
+            }
+            Runtime r = Runtime.getRuntime();
+            long direct = 0;
+            for (BufferPoolMXBean b : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class)) {
+                direct += b.getMemoryUsed();
+            }
+            return new Footprint(r.totalMemory() - r.freeMemory(), direct, readRss(),
+                    ManagementFactory.getThreadMXBean().getThreadCount(), countFds());
+        }
+
+        private static long readRss() {
+            try {
+                for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                    if (line.startsWith("VmRSS:")) {
+                        return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+                    }
+                }
+            } catch (IOException e) {
+                return -1;
+            }
+            return -1;
+        }
+
+        private static int countFds() {
+            try (Stream<Path> s = Files.list(Path.of("/proc/self/fd"))) {
+                return (int) s.count();
+            } catch (IOException e) {
+                return -1;
+            }
+        }
+    }
+
+    /** Entry point. */
+    public static void main(String[] args) throws Exception {
+        int qps = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
+        double seconds = args.length > 1 ? Double.parseDouble(args[1]) : 3;
+        int size = args.length > 2 ? Integer.parseInt(args[2]) : 65536;
+        int depth = args.length > 3 ? Integer.parseInt(args[3]) : 2;
+        String transport = args.length > 4 ? args[4] : "iwarp";
+        Map<String, String> options = Fabric.options(args, 5);
+        try (Arena arena = Arena.ofShared(); Fabric f = Fabric.open(transport, options)) {
+            MemorySegment src = arena.allocate(size, 4096), dst = arena.allocate(size, 4096);
+            NdkMr srcMr = f.register(f.pdA, src), dstMr = f.register(f.pdB, dst);
+            int oneDepth = 16;
+            NdkCq oneA = f.cq(f.a, oneDepth * 2, null), oneB = f.cq(f.b, oneDepth * 2, null);
+            List<NdkQp> one = f.connect(1, 1, oneA, oneB, oneDepth, new ArrayList<>());
+            double oneGbs = stream(one, oneA, oneDepth, seconds, src, srcMr, dst, dstMr);
+            Footprint before = Footprint.now();
+            NdkCq cqA = f.cq(f.a, qps * depth * 2, null), cqB = f.cq(f.b, qps * depth * 2, null);
+            long t0 = System.nanoTime();
+            List<NdkQp> many = f.connect(qps, 64, cqA, cqB, depth, new ArrayList<>());
+            double setup = (System.nanoTime() - t0) / 1e9;
+            Footprint after = Footprint.now();
+            double manyGbs = stream(many, cqA, depth, seconds, src, srcMr, dst, dstMr);
+            System.out.printf(Locale.ROOT, "{\"name\":\"scale\",\"transport\":\"%s\",\"qps\":%d,\"size\":%d,\"depth\":%d,"
+                    + "\"setup_s\":%.3f,\"one_qp_gbytes_per_s\":%.4f,\"one_qp_depth\":%d,\"gbytes_per_s\":%.4f,\"ratio\":%.4f,"
+                    + "\"heap_per_qp_bytes\":%d,\"direct_per_qp_bytes\":%d,\"rss_per_qp_bytes\":%d,\"platform_threads\":%d,"
+                    + "\"platform_threads_before\":%d,\"fds\":%d,\"fds_before\":%d}%n", transport, qps, size, depth, setup,
+                    oneGbs, oneDepth, manyGbs, manyGbs / oneGbs, (after.heap() - before.heap()) / qps,
+                    (after.direct() - before.direct()) / qps, (after.rss() - before.rss()) / qps, after.threads(),
+                    before.threads(), after.fds(), before.fds());
+        }
+    }
+
+    /**
+     * Streams {@code size}-byte RDMA Writes (all QPs write the same source into the same target) with up to
+     * {@code depth} in flight per QP for {@code seconds}, completions reaped from {@code cq}; returns GB/s.
+     */
+    static double stream(List<NdkQp> qps, NdkCq cq, int depth, double seconds, MemorySegment src, NdkMr srcMr,
+            MemorySegment dst, NdkMr dstMr) {
+        int n = qps.size();
+        int size = (int) src.byteSize();
+        int[] inFlight = new int[n];
+        Integer[] tags = new Integer[n];
+        for (int i = 0; i < n; i++) {
+            tags[i] = i;
+        }
+        NdkSge[] sge = {new NdkSge(src.address(), size, srcMr.getLocalToken())};
+        NdkResultEx[] res = new NdkResultEx[256];
+        for (int i = 0; i < res.length; i++) {
+            res[i] = new NdkResultEx();
+        }
+        long completed = 0, posted = 0;
+        long t0 = System.nanoTime(), end = t0 + (long) (seconds * 1e9);
+        boolean running = true;
+        while (running || posted > completed) {
+            running = running && System.nanoTime() < end;
+            for (int q = 0; running && q < n; q++) {
+                while (inFlight[q] < depth) {
+                    Calls.check("Write", qps.get(q).write(tags[q], sge, 1, dst.address(), dstMr.getRemoteToken(), 0));
+                    inFlight[q]++;
+                    posted++;
+                }
+            }
+            int k = cq.getCqResultsEx(res, res.length);
+            for (int i = 0; i < k; i++) {
+                if (res[i].status != NtStatus.STATUS_SUCCESS) {
+                    throw new IllegalStateException("Write completion: " + NtStatus.describe(res[i].status));
+                }
+                inFlight[(Integer) res[i].requestContext]--;
+            }
+            completed += k;
+            if (k == 0) {
+                Thread.yield();
+            }
+            if (System.nanoTime() > end + Calls.TIMEOUT_MS * 1_000_000) {
+                throw new IllegalStateException("Writes still outstanding long after the run");
+            }
+        }
+        return completed * (double) size / ((System.nanoTime() - t0) / 1e9) / 1e9;
+    }
+}
