@@ -15,7 +15,12 @@ BENCH_CP="$ROOT/jndk-benchmarks/target/jndk-benchmarks.jar"
 bench_build() {
     local modules
     modules=$(IFS=,; echo "$*")
-    (cd "$ROOT" && MAVEN_OPTS="${MAVEN_OPTS:--Xmx1g}" mvn -B -q -DskipTests package -pl "$modules" -am >/dev/null)
+    if ! (cd "$ROOT" && MAVEN_OPTS="${MAVEN_OPTS:--Xmx1g}" mvn -B -q -DskipTests package -pl "$modules" -am \
+            >"$OUT/build.log" 2>&1); then
+        echo "bench: the build failed; see bench/results/build.log" >&2
+        tail -n 20 "$OUT/build.log" >&2
+        exit 3
+    fi
 }
 
 # free_port: a TCP port on 127.0.0.1 nothing listens on right now (for iperf3 and sockperf, which need one).

@@ -3,6 +3,7 @@ package io.jndk.jmh;
 import io.jndk.iwarp.codec.CrcVerdict;
 import io.jndk.iwarp.codec.FpduDecoder;
 import io.jndk.iwarp.codec.FpduEncoder;
+import io.jndk.iwarp.codec.FpduError;
 import io.jndk.iwarp.codec.FpduHeaderView;
 import io.jndk.iwarp.codec.FpduListener;
 import io.jndk.iwarp.codec.RdmapOpcode;
@@ -27,7 +28,8 @@ import org.openjdk.jmh.infra.Blackhole;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class FpduBench {
-    @Param({"64", "1024", "65536"})
+    /** Payload octets; 65504 is about the largest that fits one FPDU (its length field is 16 bits). */
+    @Param({"64", "1024", "65504"})
     int payload;
 
     @Param({"false", "true"})
@@ -61,6 +63,9 @@ public class FpduBench {
             }
         }, crc);
         encodedLength = encoder.tagged(encoded, 0, RdmapOpcode.RDMA_WRITE, true, 0x1234_5601, 4096, data, 0, payload);
+        if (decodeTagged() != FpduError.NONE || decoder.framesDecoded() != 1) {
+            throw new IllegalStateException("the decoder rejects the encoded frame: " + decoder.error());
+        }
     }
 
     /** Encodes an RDMA Write FPDU (tagged) of {@code payload} bytes. */
@@ -77,7 +82,7 @@ public class FpduBench {
 
     /** Decodes one tagged FPDU of {@code payload} bytes (header checks, payload hand-over, CRC when on). */
     @Benchmark
-    public Object decodeTagged() {
+    public FpduError decodeTagged() {
         encoded.clear().limit(encodedLength);
         return decoder.feed(encoded);
     }
