@@ -35,6 +35,10 @@ public final class JndkLatency {
     private static final Object RECEIVE = new Object();
     private static final int DEPTH = 64;
     private static final long WAIT_NS = 10_000_000_000L;
+    /** Measuring stops after this long even if fewer rounds were done (a loaded machine). */
+    private static final long BUDGET_NS = 5_000_000_000L;
+    /** Written instead of a round number: the echo side stops. */
+    private static final long STOP = -1;
 
     /** One side: its QP, CQ, buffers and the thread that parks for its notifications. */
     private static final class Side {
@@ -95,19 +99,25 @@ public final class JndkLatency {
             return got;
         }
 
-        void spinFor(long value) {
+        /** Polls the inbox until {@code value} (or {@link #STOP}) is there; returns what was found. */
+        long spinFor(long value) {
             long deadline = System.nanoTime() + WAIT_NS;
-            while ((long) LONG.getOpaque(inbox, 0L) != value) {
+            long v;
+            while ((v = (long) LONG.getOpaque(inbox, 0L)) != value && v != STOP) {
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("value " + value + " never arrived");
                 }
                 Thread.yield();
             }
             reap(false);
+            return v;
         }
 
-        /** Parks until one receive completion arrives (notification-driven), re-posts the receive, checks the value. */
-        void blockFor(long value) {
+        /**
+         * Parks until one receive completion arrives (notification-driven), re-posts the receive and returns the
+         * inbox, which must hold {@code value} (or {@link #STOP}).
+         */
+        long blockFor(long value) {
             waiter = Thread.currentThread();
             long deadline = System.nanoTime() + WAIT_NS;
             int got = reap(true);
@@ -126,9 +136,11 @@ public final class JndkLatency {
             for (int i = 0; i < got; i++) {
                 Calls.check("Receive", qp.receive(RECEIVE, none, 0));
             }
-            if ((long) LONG.getOpaque(inbox, 0L) != value) {
+            long v = (long) LONG.getOpaque(inbox, 0L);
+            if (v != value && v != STOP) {
                 throw new IllegalStateException("receive arrived before the written value " + value);
             }
+            return v;
         }
     }
 
@@ -148,7 +160,10 @@ public final class JndkLatency {
         }
     }
 
-    /** Runs one mode; returns the measured round trips in ns (after a fifth as many warm-up rounds). */
+    /**
+     * Runs one mode; returns the measured round trips in ns: {@code iterations} after a fifth as many warm-up
+     * rounds, or fewer if measuring takes longer than five seconds.
+     */
     static long[] run(String transport, Map<String, String> options, int iterations, boolean blocking) throws Exception {
         Side a = new Side(), b = new Side();
         try (Arena arena = Arena.ofShared(); Fabric f = Fabric.open(transport, options)) {
@@ -169,17 +184,17 @@ public final class JndkLatency {
             int warmup = iterations / 5;
             int total = warmup + iterations;
             Thread echo = Thread.ofPlatform().name("echo").start(() -> {
-                for (long v = 1; v <= total; v++) {
-                    if (blocking) {
-                        b.blockFor(v);
-                    } else {
-                        b.spinFor(v);
-                    }
+                for (long v = 1; (blocking ? b.blockFor(v) : b.spinFor(v)) != STOP; v++) {
                     b.post(v, a, blocking);
                 }
             });
             long[] rtt = new long[iterations];
-            for (long v = 1; v <= total; v++) {
+            int measured = 0;
+            long stopAt = Long.MAX_VALUE;
+            for (long v = 1; v <= total && System.nanoTime() < stopAt; v++) {
+                if (v == warmup + 1) {
+                    stopAt = System.nanoTime() + BUDGET_NS;
+                }
                 long t = System.nanoTime();
                 a.post(v, b, blocking);
                 if (blocking) {
@@ -188,15 +203,17 @@ public final class JndkLatency {
                     a.spinFor(v);
                 }
                 if (v > warmup) {
-                    rtt[(int) (v - warmup - 1)] = System.nanoTime() - t;
+                    rtt[measured++] = System.nanoTime() - t;
                 }
             }
+            a.post(STOP, b, blocking);
             echo.join(WAIT_NS / 1_000_000);
-            while (a.outstanding > 0 || b.outstanding > 0) {
+            long deadline = System.nanoTime() + WAIT_NS;
+            while ((a.outstanding > 0 || b.outstanding > 0) && System.nanoTime() < deadline) {
                 a.reap(blocking);
                 b.reap(blocking);
             }
-            return rtt;
+            return Arrays.copyOf(rtt, measured);
         }
     }
 }
