@@ -13,6 +13,7 @@ import io.jndk.api.NdkMrFlags;
 import io.jndk.api.NdkOpenParameters;
 import io.jndk.api.NdkPd;
 import io.jndk.api.NdkQp;
+import io.jndk.api.NtStatus;
 import io.jndk.api.IntRef;
 import io.jndk.api.Ref;
 import java.lang.foreign.MemorySegment;
@@ -49,6 +50,9 @@ public final class Fabric implements AutoCloseable {
     private final BlockingQueue<NdkConnector> incoming = new LinkedBlockingQueue<>();
     private final List<NdkClosable> owned = new ArrayList<>();
     private final List<NdkConnector> initiators = new ArrayList<>();
+    /** Attempts repeated in all, at most: on a busy machine a source port may still be in TIME_WAIT. */
+    private static final int MAX_RETRIES = 100;
+    private int retries;
 
     private Fabric(String transport, Map<String, String> options) {
         InetAddress lo = InetAddress.getLoopbackAddress();
@@ -124,10 +128,8 @@ public final class Fabric implements AutoCloseable {
         InetSocketAddress from = new InetSocketAddress(listening.getAddress(), 0);
         while (completed < n || accepted < n) {
             while (started < n && started - completed < window) {
-                int i = started++;
-                NdkConnector c = own(Calls.create("CreateConnector", a::createConnector));
-                mine.add(c);
-                Calls.start((rc, x) -> c.connect(qa.get(i), from, listening, 16, 16, null, rc, x)).thenAccept(s -> connected.add(new int[] {i, s}));
+                mine.add(null);
+                startConnect(started++, qa, mine, from, connected);
             }
             try {
                 NdkConnector in = incoming.poll(1, TimeUnit.MILLISECONDS);
@@ -137,6 +139,11 @@ public final class Fabric implements AutoCloseable {
                     accepts.add(Calls.start((rc, x) -> in.accept(q, 16, 16, null, null, null, rc, x)));
                 }
                 for (int[] done = connected.poll(); done != null; done = connected.poll()) {
+                    if (done[1] == NtStatus.STATUS_SHARING_VIOLATION && retries < MAX_RETRIES) {
+                        retries++; // the OS gave the source port of a connection still in TIME_WAIT: try another
+                        startConnect(done[0], qa, mine, from, connected);
+                        continue;
+                    }
                     Calls.check("Connect", done[1]);
                     NdkConnector c = mine.get(done[0]);
                     Calls.request("CompleteConnect", (rc, x) -> c.completeConnect(null, null, rc, x));
@@ -155,6 +162,19 @@ public final class Fabric implements AutoCloseable {
         }
         initiators.addAll(mine);
         return qa;
+    }
+
+    private void startConnect(int i, List<NdkQp> qa, List<NdkConnector> mine, InetSocketAddress from,
+            BlockingQueue<int[]> connected) {
+        NdkConnector c = own(Calls.create("CreateConnector", a::createConnector));
+        mine.set(i, c);
+        Calls.start((rc, x) -> c.connect(qa.get(i), from, listening, 16, 16, null, rc, x))
+                .thenAccept(s -> connected.add(new int[] {i, s}));
+    }
+
+    /** Connection attempts repeated because the OS refused the source address (see {@link #MAX_RETRIES}). */
+    public int retries() {
+        return retries;
     }
 
     @Override

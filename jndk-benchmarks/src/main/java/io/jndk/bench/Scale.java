@@ -91,10 +91,10 @@ public final class Scale {
             System.out.printf(Locale.ROOT, "{\"name\":\"scale\",\"transport\":\"%s\",\"qps\":%d,\"size\":%d,\"depth\":%d,"
                     + "\"setup_s\":%.3f,\"one_qp_gbytes_per_s\":%.4f,\"one_qp_depth\":%d,\"gbytes_per_s\":%.4f,\"ratio\":%.4f,"
                     + "\"heap_per_qp_bytes\":%d,\"direct_per_qp_bytes\":%d,\"rss_per_qp_bytes\":%d,\"platform_threads\":%d,"
-                    + "\"platform_threads_before\":%d,\"fds\":%d,\"fds_before\":%d}%n", transport, qps, size, depth, setup,
+                    + "\"platform_threads_before\":%d,\"fds\":%d,\"fds_before\":%d,\"connect_retries\":%d}%n", transport, qps, size, depth, setup,
                     oneGbs, oneDepth, manyGbs, manyGbs / oneGbs, (after.heap() - before.heap()) / qps,
                     (after.direct() - before.direct()) / qps, (after.rss() - before.rss()) / qps, after.threads(),
-                    before.threads(), after.fds(), before.fds());
+                    before.threads(), after.fds(), before.fds(), f.retries());
         }
     }
 
