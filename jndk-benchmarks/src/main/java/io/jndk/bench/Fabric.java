@@ -34,6 +34,9 @@ import java.util.concurrent.TimeUnit;
  * through it, newest first.
  */
 public final class Fabric implements AutoCloseable {
+    /** Attempts repeated in all, at most: on a busy machine a source port may still be in TIME_WAIT. */
+    private static final int MAX_RETRIES = 100;
+
     /** A connected QP pair: {@code a} on side A, {@code b} on side B. */
     public record Pair(NdkQp a, NdkQp b) {}
 
@@ -50,8 +53,6 @@ public final class Fabric implements AutoCloseable {
     private final BlockingQueue<NdkConnector> incoming = new LinkedBlockingQueue<>();
     private final List<NdkClosable> owned = new ArrayList<>();
     private final List<NdkConnector> initiators = new ArrayList<>();
-    /** Attempts repeated in all, at most: on a busy machine a source port may still be in TIME_WAIT. */
-    private static final int MAX_RETRIES = 100;
     private int retries;
 
     private Fabric(String transport, Map<String, String> options) {
