@@ -29,7 +29,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Two adapters in this process over one transport (side A connects, side B listens), with helpers to make CQs,
+ * Two adapters in this process over one transport (side A connects, side B listens), with methods that make CQs,
  * register memory and connect QP pairs, one or many at a time. Closing disconnects and closes everything made
  * through it, newest first.
  */
