@@ -1,5 +1,13 @@
 package io.jndk.tools;
 
+import io.jndk.tools.nd.NdmrlatCommand;
+import io.jndk.tools.nd.NdmrrateCommand;
+import io.jndk.tools.nd.NdpingCommand;
+import io.jndk.tools.nd.NdpingpongCommand;
+import io.jndk.tools.nd.NdrpingCommand;
+import io.jndk.tools.nd.NdrpingpongCommand;
+import io.jndk.tools.nd.NdwpingCommand;
+import io.jndk.tools.nd.NdwpingpongCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -7,12 +15,18 @@ import picocli.CommandLine.Command;
 @Command(name = "jndk", mixinStandardHelpOptions = true, version = "jndk 0.1.0",
         description = "A pure-Java NDKPI provider over loopback and iWARP: tools.",
         subcommands = {PerfCommand.class, RpingCommand.class, IbWriteBwCommand.class, IbReadBwCommand.class,
-                IbSendBwCommand.class, InfoCommand.class},
+                IbSendBwCommand.class, InfoCommand.class, NdpingCommand.class, NdpingpongCommand.class, NdrpingCommand.class,
+                NdrpingpongCommand.class, NdwpingCommand.class, NdwpingpongCommand.class, NdmrlatCommand.class,
+                NdmrrateCommand.class},
         footer = {"", "Examples:", "  ./jndk perf              loopback demonstration and benchmark",
                 "  ./jndk perf --server     serve perf clients in this process (another runs --client 127.0.0.1)",
                 "  ./jndk rping -s -a 127.0.0.1   an rping server (Linux rping compatible)",
                 "  ./jndk ib_write_bw -R    a perftest-compatible server (client: ./jndk ib_write_bw -R HOST)",
-                "  ./jndk info --json       adapter info as JSON"})
+                "  ./jndk info --json       adapter info as JSON",
+                "  ./jndk ndpingpong -s 127.0.0.1   a NetworkDirect-style server (client: ./jndk ndpingpong -c 127.0.0.1)",
+                "  ./jndk ndmrlat           memory registration latency per size",
+                "", "Exit codes (every tool; a failure prints one line saying what happened and what to check):",
+                "  0  success"})
 public final class Main implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -24,11 +38,23 @@ public final class Main implements Runnable {
 
     /** Entry point. */
     public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The command line with its failure handler and exit-code table. */
+    static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Main());
+        String[] footer = cl.getCommandSpec().usageMessage().footer();
+        String[] table = Failure.table();
+        String[] all = java.util.Arrays.copyOf(footer, footer.length + table.length);
+        System.arraycopy(table, 0, all, footer.length, table.length);
+        cl.getCommandSpec().usageMessage().footer(all);
         cl.setExecutionExceptionHandler((ex, c, parse) -> {
-            System.err.println("jndk " + c.getCommandName() + ": " + ex.getMessage());
-            return 2;
+            Failure f = Failure.of(ex);
+            System.out.flush();
+            System.err.println("jndk " + c.getCommandName() + ": " + f.getMessage());
+            return f.exit();
         });
-        System.exit(cl.execute(args));
+        return cl;
     }
 }

@@ -19,7 +19,6 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -100,7 +99,7 @@ final class PerfClient {
     /** Runs every size and operation; 0 when all data verified, 1 on a mismatch, 2 when a connection failed. */
     int run() {
         try {
-            local = bind != null ? bind : localAddressFor(server.getAddress());
+            local = bind != null ? bind : PerfSupport.localAddressFor(server.getAddress());
         } catch (IOException e) {
             err.println("jndk perf: no local address reaches " + hostName + " (" + e.getMessage() + ")");
             return 2;
@@ -144,21 +143,6 @@ final class PerfClient {
             out.println("latency: write and read to their completion, send to the server's acknowledgement");
             out.println();
             PerfCommand.printHeader(out);
-        }
-    }
-
-    /** The local address the route to {@code peer} leaves from (a connected UDP socket sends nothing). */
-    static InetAddress localAddressFor(InetAddress peer) throws IOException {
-        if (peer.isLoopbackAddress()) {
-            return peer;
-        }
-        try (DatagramSocket s = new DatagramSocket()) {
-            s.connect(peer, 9);
-            InetAddress a = s.getLocalAddress();
-            if (a == null || a.isAnyLocalAddress()) {
-                throw new IOException("no route");
-            }
-            return a;
         }
     }
 

@@ -8,16 +8,20 @@ import io.jndk.api.NdkMrFlags;
 import io.jndk.api.NdkPd;
 import io.jndk.api.NdkResultEx;
 import io.jndk.api.NtStatus;
+import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 /** Small helpers shared by the perf client and server (public API only). */
-final class PerfSupport {
+public final class PerfSupport {
     private PerfSupport() {}
 
-    static void check(NdkResultEx r, String what) {
+    /** Throws unless the completion succeeded (with the peer's Terminate, if any). */
+    public static void check(NdkResultEx r, String what) {
         if (r.status != NtStatus.STATUS_SUCCESS) {
             throw new Sync.NdkException(what + (r.providerErrorCode != 0
                     ? String.format(" (peer Terminate layer %d, type %d, code 0x%02X)", r.providerErrorCode >>> 12 & 0xF,
@@ -25,13 +29,15 @@ final class PerfSupport {
         }
     }
 
-    static void check(int status, String what) {
+    /** Throws unless {@code status} is success. */
+    public static void check(int status, String what) {
         if (status != NtStatus.STATUS_SUCCESS) {
             throw new Sync.NdkException(what, status);
         }
     }
 
-    static NdkResultEx[] results(int n) {
+    /** {@code n} result slots. */
+    public static NdkResultEx[] results(int n) {
         NdkResultEx[] r = new NdkResultEx[n];
         for (int i = 0; i < n; i++) {
             r[i] = new NdkResultEx();
@@ -39,12 +45,13 @@ final class PerfSupport {
         return r;
     }
 
-    static NdkCq cq(NdkAdapter adapter, int depth) {
+    /** A CQ of {@code depth} without notifications. */
+    public static NdkCq cq(NdkAdapter adapter, int depth) {
         return Sync.create("CreateCq", (cc, c, o) -> adapter.createCq(depth, null, null, null, cc, c, o));
     }
 
     /** Registers a whole segment for local and remote access; the region is added to {@code owned}. */
-    static NdkMr register(NdkPd pd, MemorySegment seg, List<NdkMr> owned) {
+    public static NdkMr register(NdkPd pd, MemorySegment seg, List<NdkMr> owned) {
         NdkMr mr = Sync.create("CreateMr", (cc, c, o) -> pd.createMr(false, cc, c, o));
         owned.add(mr);
         Sync.request("RegisterMr", (rc, c) -> mr.registerMr(Mdl.of(seg), seg.byteSize(),
@@ -52,7 +59,8 @@ final class PerfSupport {
         return mr;
     }
 
-    static Map<String, String> options(boolean crc, String pcap) {
+    /** Adapter options for {@code --crc} and {@code --pcap}. */
+    public static Map<String, String> options(boolean crc, String pcap) {
         Map<String, String> o = new HashMap<>();
         if (crc) {
             o.put("crc", "true");
@@ -63,8 +71,23 @@ final class PerfSupport {
         return o;
     }
 
+    /** The local address the route to {@code peer} leaves from (a connected UDP socket sends nothing). */
+    public static InetAddress localAddressFor(InetAddress peer) throws IOException {
+        if (peer.isLoopbackAddress()) {
+            return peer;
+        }
+        try (DatagramSocket s = new DatagramSocket()) {
+            s.connect(peer, 9);
+            InetAddress a = s.getLocalAddress();
+            if (a == null || a.isAnyLocalAddress()) {
+                throw new IOException("no route");
+            }
+            return a;
+        }
+    }
+
     /** Busy-wait step that leaves the (possibly few) cores to the transport now and then. */
-    static int idle(int spins) {
+    public static int idle(int spins) {
         if ((spins & 1023) == 1023) {
             Thread.yield();
         } else {

@@ -326,7 +326,7 @@ final class PerftestRun {
         }
         server = new InetSocketAddress(host, p.port());
         try {
-            local = p.bind() != null ? InetAddress.getByName(p.bind()) : PerfClient.localAddressFor(host);
+            local = p.bind() != null ? InetAddress.getByName(p.bind()) : PerfSupport.localAddressFor(host);
         } catch (IOException e) {
             throw new Failure("no local address reaches " + p.host() + " (" + e.getMessage() + ")");
         }

@@ -157,7 +157,7 @@ final class RpingCommand implements Callable<Integer> {
             InetAddress dst = resolve(address);
             InetAddress local;
             try {
-                local = source != null ? resolve(source) : PerfClient.localAddressFor(dst);
+                local = source != null ? resolve(source) : PerfSupport.localAddressFor(dst);
             } catch (IOException e) {
                 throw new Failure("no local address reaches " + address + " (" + e.getMessage() + ")");
             }

@@ -9,32 +9,38 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /** Drives NDK's asynchronous call shapes synchronously for the tools (inline or pending outcomes alike). */
-final class Sync {
+public final class Sync {
     private Sync() {}
 
-    static final long TIMEOUT_MS = 10_000;
+    /** How long a synchronous call waits for its outcome. */
+    public static final long TIMEOUT_MS = 10_000;
 
-    interface CreateCall<T> {
+    /** A create-style call. */
+    public interface CreateCall<T> {
         int call(CreateCompletion cc, Object ctx, Ref<T> out);
     }
 
-    interface RequestCall {
+    /** A request-style call. */
+    public interface RequestCall {
         int call(RequestCompletion rc, Object ctx);
     }
 
     /** Thrown when an NDK call fails; carries the status. */
-    static final class NdkException extends RuntimeException {
+    public static final class NdkException extends RuntimeException {
         private static final long serialVersionUID = 1L;
-        final int status;
+        /** The NTSTATUS. */
+        public final int status;
 
-        NdkException(String what, int status) {
+        /** {@code what} failed with {@code status}. */
+        public NdkException(String what, int status) {
             super(what + " failed: " + NtStatus.describe(status));
             this.status = status;
         }
     }
 
+    /** Runs a create-style call to its outcome. */
     @SuppressWarnings("unchecked")
-    static <T> T create(String what, CreateCall<T> call) {
+    public static <T> T create(String what, CreateCall<T> call) {
         CompletableFuture<Object[]> f = new CompletableFuture<>();
         Ref<T> ref = new Ref<>();
         int s = call.call((c, st, o) -> f.complete(new Object[] {st, o}), null, ref);
@@ -49,7 +55,8 @@ final class Sync {
         return ref.get();
     }
 
-    static CompletableFuture<Integer> start(RequestCall call) {
+    /** Starts a request-style call; the future completes with its status. */
+    public static CompletableFuture<Integer> start(RequestCall call) {
         CompletableFuture<Integer> f = new CompletableFuture<>();
         int s = call.call((c, st) -> f.complete(st), null);
         if (s != NtStatus.STATUS_PENDING) {
@@ -58,17 +65,20 @@ final class Sync {
         return f;
     }
 
-    static void request(String what, RequestCall call) {
+    /** Runs a request-style call to a successful outcome. */
+    public static void request(String what, RequestCall call) {
         check(what, get(start(call), what));
     }
 
-    static void check(String what, int status) {
+    /** Throws unless {@code status} is success. */
+    public static void check(String what, int status) {
         if (status != NtStatus.STATUS_SUCCESS) {
             throw new NdkException(what, status);
         }
     }
 
-    static void close(NdkClosable o) {
+    /** Closes {@code o} (null is fine) and waits for it. */
+    public static void close(NdkClosable o) {
         if (o == null) {
             return;
         }
@@ -78,7 +88,8 @@ final class Sync {
         }
     }
 
-    static <T> T get(CompletableFuture<T> f, String what) {
+    /** Waits up to {@link #TIMEOUT_MS} for {@code f}. */
+    public static <T> T get(CompletableFuture<T> f, String what) {
         try {
             return f.get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
         } catch (Exception e) {

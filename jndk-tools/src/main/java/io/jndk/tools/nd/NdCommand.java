@@ -1,0 +1,107 @@
+package io.jndk.tools.nd;
+
+import io.jndk.tools.Failure;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * The options and checks the six transfer tools share (NetworkDirect's spelling: {@code -s}/{@code -c}, {@code -b}
+ * blocking or {@code -p} polling, {@code -n} SGEs, {@code -q} depth, {@code -l} log, address as the last argument);
+ * each tool is a small subclass naming its {@link NdTest}. {@link NdEngine} runs them.
+ */
+abstract class NdCommand extends NdOptions {
+    @Option(names = {"-s", "-S"}, description = "Start as server (listen on IP[:PORT], default 0.0.0.0).")
+    boolean server;
+
+    @Option(names = {"-c", "-C"}, description = "Start as client (connect to the server at IP[:PORT]).")
+    boolean client;
+
+    @Option(names = {"-b", "-B"}, description = "Blocking I/O: wait for CQ notifications.")
+    boolean blocking;
+
+    @Option(names = {"-p", "-P"}, description = "Polling I/O: spin on the CQ (default).")
+    boolean polling;
+
+    @Option(names = {"-n", "-N"}, paramLabel = "nSge", description = "Scatter/gather entries per transfer, 1..16 (default 1).")
+    int nSge = 1;
+
+    @Option(names = {"-q", "-Q"}, paramLabel = "pipeline", description = "Operations in flight, 1..128 (default 16; the"
+            + " ping-pong tools keep one).")
+    int depth = 16;
+
+    @Option(names = "--port", paramLabel = "PORT", description = "Port (overrides :PORT; 0 with -s picks a free one).")
+    Integer port;
+
+    @Option(names = "--persistent", description = "Server: serve clients one after another until stopped (default: one).")
+    boolean persistent;
+
+    @Parameters(arity = "0..1", paramLabel = "IP[:PORT]", description = "Server address (client: required; server: where to"
+            + " listen, default 0.0.0.0). The default port is the tool's NetworkDirect one.")
+    String target;
+
+    private final NdTest test;
+
+    NdCommand(NdTest test) {
+        this.test = test;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        validate();
+        if (server == client) {
+            throw usage("give exactly one of -s (server) and -c (client)");
+        }
+        if (blocking && polling) {
+            throw usage("give at most one of -b (blocking) and -p (polling)");
+        }
+        if (nSge < 1 || nSge > 16) {
+            throw usage("-n must be 1..16");
+        }
+        if (depth < 1 || depth > 128) {
+            throw usage("-q must be 1..128");
+        }
+        if (client && target == null) {
+            throw usage("the client needs the server's address: " + test.tool + " -c IP[:PORT]");
+        }
+        InetSocketAddress at = address();
+        try (PrintStream out = output()) {
+            NdEngine engine = new NdEngine(test, out, json, blocking, nSge, test.pingPong ? 1 : depth, maxSize, iterations);
+            if (server) {
+                engine.serve(at, persistent);
+            } else {
+                engine.run(at);
+            }
+        }
+        return 0;
+    }
+
+    /** The address and port from {@code IP[:PORT]} and {@code --port}. */
+    private InetSocketAddress address() {
+        String host = target == null ? "0.0.0.0" : target;
+        int p = test.defaultPort;
+        int colon = host.lastIndexOf(':');
+        if (colon > 0 && host.indexOf(':') == colon) {
+            try {
+                p = Integer.parseInt(host.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                throw usage("bad port in " + target);
+            }
+            host = host.substring(0, colon);
+        }
+        if (port != null) {
+            p = port;
+        }
+        if (p < 0 || p > 65535 || (client && p == 0)) {
+            throw usage("bad port " + p);
+        }
+        try {
+            return new InetSocketAddress(InetAddress.getByName(host), p);
+        } catch (UnknownHostException e) {
+            throw new Failure(Failure.Kind.UNREACHABLE, "unknown host " + host + " (check the name, or give an IP address)");
+        }
+    }
+}

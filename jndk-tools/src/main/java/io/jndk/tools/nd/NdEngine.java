@@ -1,0 +1,393 @@
+package io.jndk.tools.nd;
+
+import io.jndk.api.IntRef;
+import io.jndk.api.Ndk;
+import io.jndk.api.NdkAdapter;
+import io.jndk.api.NdkConnector;
+import io.jndk.api.NdkListener;
+import io.jndk.api.NdkOpenParameters;
+import io.jndk.api.NdkOperationType;
+import io.jndk.api.NdkPd;
+import io.jndk.api.NdkResultEx;
+import io.jndk.api.NtStatus;
+import io.jndk.api.Ref;
+import io.jndk.tools.Failure;
+import io.jndk.tools.PerfSupport;
+import io.jndk.tools.Sync;
+import io.jndk.tools.nd.NdProtocol.Hello;
+import io.jndk.tools.nd.NdProtocol.Offer;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Runs one {@link NdTest} over iwarp: the client drives every size and prints the table; the server only serves (it
+ * echoes, returns credits or lends its buffer), so it needs no iteration counts, only the client's {@link Hello}.
+ */
+final class NdEngine {
+    /** A client step with no completion for this long fails. */
+    static final long STEP_TIMEOUT_MS = 10_000;
+    /** Connect's own bound (MPA answer included). */
+    static final long CONNECT_TIMEOUT_MS = 5_000;
+    /** Warm-up iterations before the first size (NetworkDirect runs 1000 of 40 octets). */
+    static final int WARMUP = 200;
+
+    private final NdTest test;
+    private final PrintStream out;
+    private final boolean json;
+    private final boolean blocking;
+    private final int nSge;
+    private final int depth;
+    private final int maxSize;
+    private final int iterations;
+
+    NdEngine(NdTest test, PrintStream out, boolean json, boolean blocking, int nSge, int depth, int maxSize, int iterations) {
+        this.test = test;
+        this.out = out;
+        this.json = json;
+        this.blocking = blocking;
+        this.nSge = nSge;
+        this.depth = depth;
+        this.maxSize = maxSize;
+        this.iterations = iterations;
+    }
+
+    private static NdkAdapter open(InetAddress at) {
+        try {
+            return Ndk.open(NdkOpenParameters.of("iwarp", at).withOptions(Map.of("mpa.timeout.ms", "" + CONNECT_TIMEOUT_MS)));
+        } catch (RuntimeException e) {
+            throw new Failure("cannot open an iwarp adapter on " + at.getHostAddress() + ": " + e.getMessage());
+        }
+    }
+
+    // ---------------------------------------------------------------- client
+
+    /** Connects to {@code server}, runs every size and prints the table. */
+    void run(InetSocketAddress server) throws InterruptedException {
+        InetAddress local;
+        try {
+            local = PerfSupport.localAddressFor(server.getAddress());
+        } catch (IOException e) {
+            throw new Failure(Failure.Kind.UNREACHABLE, "no local address reaches " + server.getAddress().getHostAddress()
+                    + " (" + e.getMessage() + "; check ip route get " + server.getAddress().getHostAddress() + ")");
+        }
+        NdkAdapter adapter = open(local);
+        NdkPd pd = null;
+        NdSession s = null;
+        try {
+            NdkAdapter a = adapter;
+            pd = Sync.create("CreatePd", a::createPd);
+            s = new NdSession(adapter, pd, maxSize, nSge, depth, blocking);
+            int reads = connect(adapter, s, local, server);
+            new Client(s, reads).runAll();
+        } finally {
+            if (s != null) {
+                s.close();
+            }
+            Sync.close(pd);
+            adapter.close();
+        }
+    }
+
+    /** Connects and returns the RDMA Read depth granted. */
+    private int connect(NdkAdapter adapter, NdSession s, InetAddress local, InetSocketAddress server) {
+        String at = server.getAddress().getHostAddress() + ":" + server.getPort();
+        NdkConnector conn = Sync.create("CreateConnector", adapter::createConnector);
+        s.connector = conn;
+        // Receives first: the server may Send as soon as it accepts.
+        for (int i = 0; i < 4; i++) {
+            if (test.op == NdTest.Op.SEND && test.pingPong) {
+                s.receiveData();
+            } else {
+                s.receiveControl();
+            }
+        }
+        byte[] hello = new Hello(test, nSge, depth, maxSize, s.address(), s.mr.getRemoteToken()).encode();
+        int ord = test.op == NdTest.Op.READ ? depth : 0;
+        CompletableFuture<Integer> f = Sync.start((rc, c) -> conn.connect(s.qp, new InetSocketAddress(local, 0), server, 0, ord,
+                hello, rc, c));
+        int st;
+        try {
+            st = f.get(CONNECT_TIMEOUT_MS + 2_000, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            st = NtStatus.STATUS_IO_TIMEOUT;
+        } catch (Exception e) {
+            throw new Failure("cannot connect to " + at + ": " + e);
+        }
+        byte[] data = new byte[256];
+        IntRef length = new IntRef(data.length);
+        IntRef outbound = new IntRef(0);
+        if (st != NtStatus.STATUS_SUCCESS) {
+            String reason = conn.getConnectionData(null, null, data, length) == NtStatus.STATUS_SUCCESS
+                    ? Failure.printable(data, length.value) : null;
+            throw Failure.connect(at, st, reason, "start the server first: ./jndk " + test.tool + " -s");
+        }
+        PerfSupport.check(conn.getConnectionData(null, outbound, data, length), "GetConnectionData");
+        try {
+            offer = Offer.decode(data, length.value);
+        } catch (IllegalArgumentException e) {
+            throw new Failure(at + " is not a jndk " + test.tool + " server: " + e.getMessage());
+        }
+        if (offer.size() < maxSize) {
+            throw new Failure("the server's buffer (" + offer.size() + " octets) is smaller than --max-size " + maxSize);
+        }
+        Sync.request("CompleteConnect", (rc, c) -> conn.completeConnect(x -> s.onDisconnect(), null, rc, c));
+        return Math.max(1, Math.min(depth, outbound.value));
+    }
+
+    private Offer offer;
+
+    /** The client's loops, one per kind of test. */
+    private final class Client {
+        private final NdSession s;
+        private final int inFlight;
+        private final int batch = Math.max(1, depth / 2);
+        private int credits = depth;
+
+        Client(NdSession s, int reads) {
+            this.s = s;
+            this.inFlight = test.pingPong ? 1 : test.op == NdTest.Op.READ ? reads : depth;
+        }
+
+        void runAll() throws InterruptedException {
+            NdReport report = new NdReport(out, json, test.tool, NdReport.TRANSFER);
+            report.header((blocking ? "Blocking" : "Polling") + ", " + nSge + " SGE" + (nSge > 1 ? "s" : "") + ", "
+                    + (test.pingPong ? "ping-pong" : inFlight + " in flight") + ".");
+            exercise(Math.min(40, maxSize), Math.min(WARMUP, iterations));
+            NdReport.Meter m = new NdReport.Meter();
+            for (int size = 1; size <= maxSize; size <<= 1) {
+                int iters = NdTest.iterations(size, iterations);
+                m.start();
+                exercise(size, iters);
+                m.stop();
+                // Ping-pong over Send or Write: a round trip carries the size twice; latency is half of it.
+                int ways = test.pingPong && test.op != NdTest.Op.READ ? 2 : 1;
+                report.row(size, iters, m.micros() / iters / ways, m.cpuPercent(), (double) ways * size * iters / m.seconds());
+            }
+            if (test == NdTest.PING) {
+                finish();
+            }
+            NdkConnector c = s.connector;
+            Sync.get(Sync.start((rc, x) -> c.disconnect(rc, x)), "Disconnect");
+        }
+
+        private NdkResultEx next() {
+            NdkResultEx r = s.next(STEP_TIMEOUT_MS);
+            if (r == null) {
+                throw new Failure("the server closed the connection during the test (see its output)");
+            }
+            return r;
+        }
+
+        private void exercise(int size, int iters) {
+            switch (test) {
+                case PING -> sends(size, iters);
+                case PINGPONG -> sendPingPong(size, iters);
+                case WPINGPONG -> writePingPong(size, iters);
+                default -> rdma(size, iters);
+            }
+        }
+
+        /** Up to {@code -q} Sends in flight, within the receive credits the server returns. */
+        private void sends(int size, int iters) {
+            int issued = 0;
+            int done = 0;
+            while (done < iters) {
+                while (credits > 0 && issued < iters) {
+                    s.sendData(size);
+                    credits--;
+                    issued++;
+                }
+                NdkResultEx r = next();
+                if (r.type == NdkOperationType.SEND) {
+                    done++;
+                } else {
+                    credits += batch;
+                    s.receiveControl();
+                }
+            }
+        }
+
+        /** The end of an ndping run: an empty Send the server answers with an empty Send once all data arrived. */
+        private void finish() {
+            s.sendData(0);
+            while (true) {
+                NdkResultEx r = next();
+                if (r.type == NdkOperationType.RECEIVE) {
+                    if (r.bytesTransferred == 0) {
+                        return;
+                    }
+                    s.receiveControl();
+                }
+            }
+        }
+
+        private void sendPingPong(int size, int iters) {
+            for (int i = 0; i < iters; i++) {
+                s.sendData(size);
+                for (int got = 0; got < 2; got++) {
+                    if (next().type == NdkOperationType.RECEIVE) {
+                        s.receiveData();
+                    }
+                }
+            }
+        }
+
+        private void writePingPong(int size, int iters) {
+            for (int i = 0; i < iters; i++) {
+                s.write(size, offer.address(), offer.token());
+                s.control(0, size);
+                s.sendControl(4);
+                for (int got = 0; got < 3; got++) {
+                    if (next().type == NdkOperationType.RECEIVE) {
+                        s.receiveControl();
+                    }
+                }
+            }
+        }
+
+        /** RDMA Reads or Writes, up to the in-flight limit. */
+        private void rdma(int size, int iters) {
+            boolean read = test.op == NdTest.Op.READ;
+            int issued = 0;
+            int done = 0;
+            while (done < iters) {
+                while (issued - done < inFlight && issued < iters) {
+                    if (read) {
+                        s.read(size, offer.address(), offer.token());
+                    } else {
+                        s.write(size, offer.address(), offer.token());
+                    }
+                    issued++;
+                }
+                next();
+                done++;
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- server
+
+    /** Listens on {@code at} and serves one client (or, {@code persistent}, one after another). */
+    void serve(InetSocketAddress at, boolean persistent) throws InterruptedException {
+        NdkAdapter adapter = open(at.getAddress());
+        NdkPd pd = null;
+        NdkListener listener = null;
+        try {
+            NdkAdapter a = adapter;
+            pd = Sync.create("CreatePd", a::createPd);
+            LinkedBlockingQueue<NdkConnector> incoming = new LinkedBlockingQueue<>();
+            listener = Sync.create("CreateListener", (cc, c, o) -> a.createListener((x, conn) -> incoming.add(conn), null, cc, c, o));
+            NdkListener l = listener;
+            String where = at.getAddress().getHostAddress() + ":" + at.getPort();
+            int st = Sync.get(Sync.start((rc, c) -> l.listen(at, rc, c)), "Listen");
+            if (st != NtStatus.STATUS_SUCCESS) {
+                throw Failure.listen(where, st);
+            }
+            Ref<InetSocketAddress> bound = new Ref<>();
+            PerfSupport.check(listener.getLocalAddress(bound, new IntRef(28)), "GetListenerLocalAddress");
+            out.println(test.tool + ": listening on " + bound.get().getAddress().getHostAddress() + ":" + bound.get().getPort());
+            out.flush();
+            do {
+                serveOne(adapter, pd, incoming.take());
+            } while (persistent);
+        } finally {
+            Sync.close(listener);
+            Sync.close(pd);
+            adapter.close();
+        }
+    }
+
+    private void serveOne(NdkAdapter adapter, NdkPd pd, NdkConnector conn) throws InterruptedException {
+        byte[] data = new byte[256];
+        IntRef length = new IntRef(data.length);
+        Hello hello;
+        try {
+            PerfSupport.check(conn.getConnectionData(null, null, data, length), "GetConnectionData");
+            hello = Hello.decode(data, length.value);
+            if (hello.test() != test) {
+                throw new IllegalArgumentException("this is a " + test.tool + " server; the client runs " + hello.test().tool);
+            }
+            if (hello.maxSize() < 1 || hello.maxSize() > NdTest.MAX_SIZE || hello.nSge() < 1 || hello.nSge() > 16
+                    || hello.depth() < 1 || hello.depth() > 128) {
+                throw new IllegalArgumentException("parameters out of range: " + hello);
+            }
+        } catch (IllegalArgumentException e) {
+            conn.reject(NdProtocol.reason("jndk " + test.tool + ": " + e.getMessage()));
+            Sync.close(conn);
+            out.println(test.tool + ": rejected a client: " + e.getMessage());
+            return;
+        }
+        try (NdSession s = new NdSession(adapter, pd, hello.maxSize(), hello.nSge(), hello.depth() + 1, blocking)) {
+            s.connector = conn;
+            Hello h = hello;
+            int posted = test == NdTest.PING ? h.depth() + 1 : 2;
+            for (int i = 0; i < posted; i++) {
+                if (test.op == NdTest.Op.SEND) {
+                    s.receiveData();
+                } else {
+                    s.receiveControl();
+                }
+            }
+            byte[] offer = new Offer(s.address(), s.mr.getRemoteToken(), hello.maxSize()).encode();
+            int ird = test.op == NdTest.Op.READ ? h.depth() : 0;
+            Sync.request("Accept", (rc, c) -> conn.accept(s.qp, ird, 0, offer, x -> s.onDisconnect(), null, rc, c));
+            switch (test) {
+                case PING -> returnCredits(s, Math.max(1, h.depth() / 2));
+                case PINGPONG -> echo(s);
+                case WPINGPONG -> writeBack(s, h);
+                default -> s.awaitDisconnect();
+            }
+        }
+    }
+
+    private static void returnCredits(NdSession s, int batch) throws InterruptedException {
+        int granted = 0;
+        for (NdkResultEx r; (r = s.next(Long.MAX_VALUE / 2_000_000)) != null; ) {
+            if (r.type != NdkOperationType.RECEIVE) {
+                continue;
+            }
+            if (r.bytesTransferred == 0) {
+                s.sendControl(0); // the end: everything before it arrived
+                s.awaitDisconnect();
+                return;
+            }
+            s.receiveData();
+            if (++granted == batch) {
+                s.sendControl(1);
+                granted = 0;
+            }
+        }
+    }
+
+    private static void echo(NdSession s) {
+        for (NdkResultEx r; (r = s.next(Long.MAX_VALUE / 2_000_000)) != null; ) {
+            if (r.type == NdkOperationType.RECEIVE) {
+                int size = r.bytesTransferred;
+                s.receiveData();
+                s.sendData(size);
+            }
+        }
+    }
+
+    private static void writeBack(NdSession s, Hello h) {
+        for (NdkResultEx r; (r = s.next(Long.MAX_VALUE / 2_000_000)) != null; ) {
+            if (r.type == NdkOperationType.RECEIVE) {
+                int size = s.control(NdSession.CTL_RECEIVE);
+                s.receiveControl();
+                if (size < 1 || size > s.maxSize) {
+                    throw new Failure("the client announced a write of " + size + " octets (largest " + s.maxSize + ")");
+                }
+                s.write(size, h.address(), h.token());
+                s.control(0, size);
+                s.sendControl(4);
+            }
+        }
+    }
+}

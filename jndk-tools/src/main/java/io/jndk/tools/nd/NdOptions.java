@@ -1,0 +1,83 @@
+package io.jndk.tools.nd;
+
+import io.jndk.tools.Failure;
+import java.io.FileNotFoundException;
+import java.io.FileOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Option;
+
+/** Options every ND tool has: the size range, iterations, output form and log file. */
+abstract class NdOptions implements Callable<Integer> {
+    @Option(names = "--iters", paramLabel = "N", description = "Iterations per size at most (default ${DEFAULT-VALUE}); large sizes"
+            + " run fewer (see docs/USAGE.md).")
+    int iterations = NdTest.DEFAULT_ITERATIONS;
+
+    @Option(names = "--max-size", paramLabel = "OCTETS", description = "Largest size (default ${DEFAULT-VALUE}: 4 MiB); sizes"
+            + " run from 1 octet, doubling.")
+    int maxSize = NdTest.MAX_SIZE;
+
+    @Option(names = "--json", description = "One JSON object per size instead of the table.")
+    boolean json;
+
+    @Option(names = {"-l", "--logFile"}, paramLabel = "LOGFILE", description = "Also write the output to LOGFILE.")
+    String logFile;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+    boolean help;
+
+    /** Checks the common options; throws a usage failure. */
+    void validate() {
+        if (iterations < 1) {
+            throw usage("--iters must be at least 1");
+        }
+        if (maxSize < 1 || maxSize > NdTest.MAX_SIZE) {
+            throw usage("--max-size must be 1.." + NdTest.MAX_SIZE);
+        }
+    }
+
+    static Failure usage(String message) {
+        return new Failure(Failure.Kind.USAGE, message);
+    }
+
+    /** Standard output, and the log file too with {@code -l}. */
+    PrintStream output() {
+        if (logFile == null) {
+            return System.out;
+        }
+        OutputStream file;
+        try {
+            file = new FileOutputStream(logFile);
+        } catch (FileNotFoundException e) {
+            throw new Failure("cannot write the log file " + logFile + ": " + e.getMessage());
+        }
+        PrintStream console = System.out;
+        return new PrintStream(new OutputStream() {
+            @Override
+            public void write(int b) throws java.io.IOException {
+                console.write(b);
+                file.write(b);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) throws java.io.IOException {
+                console.write(b, off, len);
+                file.write(b, off, len);
+            }
+
+            @Override
+            public void flush() throws java.io.IOException {
+                console.flush();
+                file.flush();
+            }
+
+            @Override
+            public void close() throws java.io.IOException {
+                console.flush();
+                file.close();
+            }
+        }, true, StandardCharsets.UTF_8);
+    }
+}
