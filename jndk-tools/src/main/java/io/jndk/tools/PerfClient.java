@@ -49,15 +49,6 @@ final class PerfClient {
     static final long CONNECT_TIMEOUT_MS = 3_000;
     private static final int ACK_SLOTS = 8;
 
-    /** A connection that could not be made: its message is the one line to print. */
-    static final class ConnectFailure extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        ConnectFailure(String message) {
-            super(message);
-        }
-    }
-
     private final String transport;
     private final String hostName;
     private final InetSocketAddress server;
@@ -101,8 +92,9 @@ final class PerfClient {
         try {
             local = bind != null ? bind : PerfSupport.localAddressFor(server.getAddress());
         } catch (IOException e) {
-            err.println("jndk perf: no local address reaches " + hostName + " (" + e.getMessage() + ")");
-            return 2;
+            err.println("jndk perf: no local address reaches " + hostName + " (" + e.getMessage() + "; check ip route get "
+                    + hostName + ")");
+            return Failure.Kind.UNREACHABLE.exit;
         }
         Map<String, String> opts = PerfSupport.options(crc, pcap);
         opts.putIfAbsent("mpa.timeout.ms", Long.toString(CONNECT_TIMEOUT_MS));
@@ -114,10 +106,10 @@ final class PerfClient {
                 PerfCommand.Row r;
                 try {
                     r = runOne(Op.of(op), size);
-                } catch (ConnectFailure e) {
+                } catch (Failure e) {
                     out.flush();
-                    err.println(e.getMessage());
-                    return 2; // nothing is closed: the process ends here
+                    err.println("jndk perf: " + e.getMessage());
+                    return e.exit(); // nothing is closed: the process ends here
                 }
                 rows.add(r);
                 PerfCommand.printRow(out, r, json, transport);
@@ -131,7 +123,7 @@ final class PerfClient {
             out.println(ok ? "All data verified: every transfer's bytes matched the pattern both processes derive."
                     : "DATA MISMATCH: see the rows marked FAILED.");
         }
-        return ok ? 0 : 1;
+        return ok ? 0 : Failure.Kind.VERIFY.exit;
     }
 
     /** Prints the table's header once, when the first connection stands. */
@@ -209,7 +201,7 @@ final class PerfClient {
         }
     }
 
-    /** Connects within {@link #CONNECT_TIMEOUT_MS}, or throws a {@link ConnectFailure} with the line to print. */
+    /** Connects within {@link #CONNECT_TIMEOUT_MS}, or throws a {@link Failure} with the line to print. */
     private Accept connect(NdkConnector conn, NdkQp qp, Request req, IntRef outbound) {
         String at = hostName + ":" + server.getPort();
         byte[] pd0 = req.encode();
@@ -219,9 +211,9 @@ final class PerfClient {
         try {
             st = f.get(CONNECT_TIMEOUT_MS + 500, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            throw new ConnectFailure("no jndk server at " + at + " (no answer within " + CONNECT_TIMEOUT_MS / 1000 + " s)");
+            throw Failure.connect(at, NtStatus.STATUS_IO_TIMEOUT, null, null);
         } catch (Exception e) {
-            throw new ConnectFailure("connection to " + at + " failed: " + e);
+            throw new Failure("connection to " + at + " failed: " + e);
         }
         byte[] data = new byte[252];
         IntRef length = new IntRef(data.length);
@@ -231,22 +223,15 @@ final class PerfClient {
                 reason = PerfProtocol.decodeReject(data, length.value);
             }
             if (reason != null) {
-                throw new ConnectFailure("the jndk server at " + at + " rejected the request: " + reason);
+                throw new Failure(Failure.Kind.REJECTED, "the jndk server at " + at + " rejected the request: " + reason);
             }
-            String why = switch (st) {
-                case NtStatus.STATUS_CONNECTION_REFUSED -> "connection refused";
-                case NtStatus.STATUS_IO_TIMEOUT -> "no answer within " + CONNECT_TIMEOUT_MS / 1000 + " s";
-                case NtStatus.STATUS_HOST_UNREACHABLE -> "host unreachable";
-                case NtStatus.STATUS_NETWORK_UNREACHABLE -> "network unreachable";
-                default -> NtStatus.describe(st);
-            };
-            throw new ConnectFailure("no jndk server at " + at + " (" + why + ")");
+throw Failure.connect(at, st, null, "start one first: ./jndk perf --server");
         }
         PerfSupport.check(conn.getConnectionData(null, outbound, data, length), "GetConnectionData");
         try {
             return Accept.decode(data, length.value);
         } catch (IllegalArgumentException e) {
-            throw new ConnectFailure(at + " is not a jndk perf server: " + e.getMessage());
+            throw new Failure(at + " is not a jndk perf server: " + e.getMessage());
         }
     }
 

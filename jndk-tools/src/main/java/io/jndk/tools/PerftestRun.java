@@ -49,15 +49,6 @@ final class PerftestRun {
     record Params(Verb verb, String host, int port, long size, int iters, boolean all, int duration, boolean gbits,
             int txDepth, int rxDepth, int outReads, boolean crc, String pcap, String bind) {}
 
-    /** A failure with the one line to print. */
-    static final class Failure extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        Failure(String message) {
-            super(message);
-        }
-    }
-
     /** Waits on the peer during setup and between phases (a peer that stays silent this long has failed). */
     static final long STEP_TIMEOUT_MS = 30_000;
     /** A connection attempt refused this many times (the server is not listening yet) fails. */
@@ -94,6 +85,7 @@ final class PerftestRun {
     /** Runs the test; 0 on success, 1 on any failure (the reason printed to the error stream). */
     int run() {
         boolean ok = false;
+        int exit = Failure.Kind.OTHER.exit;
         try (Arena arena = Arena.ofShared()) {
             try {
                 if (client) {
@@ -105,6 +97,7 @@ final class PerftestRun {
             } catch (Failure | TimeoutException e) {
                 out.flush();
                 err.println(" " + tool() + ": " + e.getMessage());
+                exit = e instanceof Failure f ? f.exit() : Failure.Kind.UNREACHABLE.exit;
             } catch (RuntimeException e) {
                 out.flush();
                 err.println(" " + tool() + ": " + (e.getMessage() != null ? e.getMessage() : e.toString()));
@@ -117,7 +110,7 @@ final class PerftestRun {
             return 1;
         }
         out.flush();
-        return ok ? 0 : 1;
+        return ok ? 0 : exit;
     }
 
     // ---------------------------------------------------------------- setup
@@ -396,7 +389,8 @@ final class PerftestRun {
             try {
                 st = f.get(STEP_TIMEOUT_MS, TimeUnit.MILLISECONDS);
             } catch (java.util.concurrent.ExecutionException | TimeoutException e) {
-                throw new Failure("the " + what + " connection to " + at + " got no answer within " + STEP_TIMEOUT_MS / 1000 + " s");
+                throw new Failure(Failure.Kind.UNREACHABLE, "the " + what + " connection to " + at + " got no answer within "
+                    + STEP_TIMEOUT_MS / 1000 + " s (is a server running there? does a firewall drop the port?)");
             }
             if (st == NtStatus.STATUS_SUCCESS) {
                 break;
@@ -405,8 +399,8 @@ final class PerftestRun {
                 Thread.sleep(Math.min(500, 50L * attempt)); // the server re-listens: a back-off, not a synchronisation
                 continue;
             }
-            String why = st == NtStatus.STATUS_CONNECTION_REFUSED ? "connection refused" : NtStatus.describe(st);
-            throw new Failure("Unable to connect the " + what + " connection to " + at + " (" + why + ")");
+            Failure why = Failure.connect(at, st, null, "start the server first: ./jndk " + tool() + " -R");
+            throw new Failure(why.kind(), "Unable to connect the " + what + " connection: " + why.getMessage());
         }
         IntRef outbound = new IntRef();
         PerfSupport.check(conn.getConnectionData(null, outbound, null, new IntRef(0)), "GetConnectionData");
@@ -535,7 +529,7 @@ final class PerftestRun {
         owned.push(listener);
         int s = Sync.get(Sync.start((rc, c) -> listener.listen(new InetSocketAddress(local, p.port()), rc, c)), "Listen");
         if (s != NtStatus.STATUS_SUCCESS) {
-            throw new Failure("cannot listen on " + local.getHostAddress() + ":" + p.port() + " (" + NtStatus.name(s) + ")");
+            throw Failure.listen(local.getHostAddress() + ":" + p.port(), s);
         }
         out.println();
         out.println("************************************");

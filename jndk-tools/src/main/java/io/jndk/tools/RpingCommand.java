@@ -12,7 +12,6 @@ import io.jndk.api.NdkResultEx;
 import io.jndk.api.NtStatus;
 import io.jndk.api.Ref;
 import io.jndk.tools.RpingProtocol.Info;
-import io.jndk.tools.RpingSession.Failure;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -178,7 +177,7 @@ final class RpingCommand implements Callable<Integer> {
         } catch (Failure | Sync.NdkException | IllegalStateException e) {
             out.flush();
             err.println("rping: client: " + e.getMessage());
-            return 1;
+            return Failure.of(e).exit();
         } finally {
             if (s != null) {
                 s.close();
@@ -200,19 +199,16 @@ final class RpingCommand implements Callable<Integer> {
         try {
             st = f.get(15, TimeUnit.SECONDS);
         } catch (TimeoutException e) {
-            throw new Failure("cannot connect to " + at + ": no answer within 15 s");
+            throw Failure.connect(at, NtStatus.STATUS_IO_TIMEOUT, null, null);
         } catch (Exception e) {
             throw new Failure("cannot connect to " + at + ": " + e);
         }
         if (st != NtStatus.STATUS_SUCCESS) {
-            String why = switch (st) {
-                case NtStatus.STATUS_CONNECTION_REFUSED -> "connection refused";
-                case NtStatus.STATUS_IO_TIMEOUT -> "no MPA answer in time";
-                case NtStatus.STATUS_HOST_UNREACHABLE -> "host unreachable";
-                case NtStatus.STATUS_NETWORK_UNREACHABLE -> "network unreachable";
-                default -> NtStatus.describe(st);
-            };
-            throw new Failure("cannot connect to " + at + ": " + why);
+            byte[] data = new byte[256];
+            IntRef length = new IntRef(data.length);
+            String reason = conn.getConnectionData(null, null, data, length) == NtStatus.STATUS_SUCCESS
+                    ? Failure.printable(data, length.value) : null;
+            throw Failure.connect(at, st, reason, "start the server first: ./jndk rping -s -a ADDR");
         }
         debug("CONNECT_RESPONSE");
         Sync.request("CompleteConnect", (rc, c) -> conn.completeConnect(x -> s.onDisconnect(), null, rc, c));
@@ -239,7 +235,7 @@ final class RpingCommand implements Callable<Integer> {
             if (validate) {
                 long at = s.startBuf.mismatch(s.rdmaBuf);
                 if (at != -1) {
-                    throw new Failure(String.format(java.util.Locale.ROOT,
+                    throw new Failure(Failure.Kind.VERIFY, String.format(java.util.Locale.ROOT,
                             "data mismatch! ping %d: octet %d of %d is 0x%02x, sent 0x%02x", ping, at, size,
                             s.rdmaBuf.get(java.lang.foreign.ValueLayout.JAVA_BYTE, at) & 0xFF,
                             s.startBuf.get(java.lang.foreign.ValueLayout.JAVA_BYTE, at) & 0xFF));
@@ -285,7 +281,7 @@ final class RpingCommand implements Callable<Integer> {
             NdkListener l = listener;
             int st = Sync.get(Sync.start((rc, c) -> l.listen(new InetSocketAddress(at, port), rc, c)), "Listen");
             if (st != NtStatus.STATUS_SUCCESS) {
-                throw new Failure("cannot listen on " + at.getHostAddress() + ":" + port + " (" + NtStatus.describe(st) + ")");
+                throw Failure.listen(at.getHostAddress() + ":" + port, st);
             }
             Ref<InetSocketAddress> where = new Ref<>();
             PerfSupport.check(listener.getLocalAddress(where, new IntRef(28)), "GetListenerLocalAddress");
@@ -303,7 +299,7 @@ final class RpingCommand implements Callable<Integer> {
         } catch (Failure | Sync.NdkException | IllegalStateException e) {
             out.flush();
             err.println("rping: server: " + e.getMessage());
-            return 1;
+            return Failure.of(e).exit();
         } finally {
             Sync.close(listener);
             Sync.close(pd);

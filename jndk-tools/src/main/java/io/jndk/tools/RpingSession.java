@@ -31,15 +31,6 @@ final class RpingSession implements AutoCloseable {
     /** A step of the ping loop that sees no completion for this long fails. */
     static final long STEP_TIMEOUT_MS = 30_000;
 
-    /** A failure of the session: its message is the one line to print. */
-    static final class Failure extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        Failure(String message) {
-            super(message);
-        }
-    }
-
     final int size;
     final boolean server;
     private final PrintStream out;

@@ -63,7 +63,7 @@ class PerfTwoProcessTest {
             int port = awaitListening(server);
             try (JndkProcess client = JndkProcess.start(List.of(), "perf", "--client", "127.0.0.1", "--port", "" + port,
                     "--op", "read,send", "-s", "4096", "-n", "50")) {
-                assertThat(client.await(RUN)).as("client exit; output:%n%s", client.output()).isEqualTo(1);
+                assertThat(client.await(RUN)).as("client exit; output:%n%s", client.output()).isEqualTo(Failure.Kind.VERIFY.exit);
                 String out = client.output();
                 assertThat(out.lines().filter(l -> l.matches("\\s*4096\\s+(read|send)\\s.*\\sFAILED"))).as(out).hasSize(2);
                 // 16 slots of 4096 B: the wrong byte sits in slot 8, which messages 8, 24, 40, 56, 72 and 88 carry.
@@ -81,8 +81,8 @@ class PerfTwoProcessTest {
                 JndkProcess client = JndkProcess.start(List.of(), "perf", "--client", "127.0.0.1", "--port",
                         "" + silent.getLocalPort(), "-s", "8", "--op", "send")) {
             Integer exit = client.await(Duration.ofSeconds(20));
-            assertThat(exit).as("client exit; output:%n%s", client.output()).isNotNull().isNotEqualTo(0);
-            assertThat(client.output()).contains("no jndk server at 127.0.0.1:" + silent.getLocalPort() + " (no answer within ");
+            assertThat(exit).as("client exit; output:%n%s", client.output()).isEqualTo(Failure.Kind.UNREACHABLE.exit);
+            assertThat(client.output()).contains("cannot connect to 127.0.0.1:" + silent.getLocalPort() + ": no answer in time");
         }
     }
 
@@ -98,8 +98,8 @@ class PerfTwoProcessTest {
         try (JndkProcess client = JndkProcess.start(List.of(), "perf", "--client", "127.0.0.1", "--port", "" + port, "-s",
                 "8", "--op", "write")) {
             Integer exit = client.await(Duration.ofSeconds(20));
-            assertThat(exit).as("client exit; output:%n%s", client.output()).isNotNull().isNotEqualTo(0);
-            assertThat(client.output()).contains("no jndk server at 127.0.0.1:" + port + " (connection refused)");
+            assertThat(exit).as("client exit; output:%n%s", client.output()).isEqualTo(Failure.Kind.REFUSED.exit);
+            assertThat(client.output()).contains("cannot connect to 127.0.0.1:" + port + ": connection refused");
         }
     }
 }

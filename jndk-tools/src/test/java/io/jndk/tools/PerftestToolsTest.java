@@ -182,12 +182,12 @@ class PerftestToolsTest {
 
     @Test
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
-    void withoutRdmaCmOrWithoutAServerTheExitCodeIsOne() throws Exception {
+    void withoutRdmaCmTheExitCodeIsOneAndWithoutAServerItSaysRefused() throws Exception {
         Outcome noR = execute(new IbWriteBwCommand(), new Capture(null), "127.0.0.1");
         assertThat(noR.exit()).isEqualTo(1);
         assertThat(noR.err()).contains("add -R");
         Outcome nobody = execute(new IbSendBwCommand(), new Capture(null), "-R", "-p", "" + freePort(), "127.0.0.1");
-        assertThat(nobody.exit()).as(nobody.all()).isEqualTo(1);
+        assertThat(nobody.exit()).as(nobody.all()).isEqualTo(Failure.Kind.REFUSED.exit);
         assertThat(nobody.err()).contains("Unable to connect the control connection").contains("connection refused");
     }
 }

@@ -83,7 +83,9 @@ final class NdEngine {
         try {
             NdkAdapter a = adapter;
             pd = Sync.create("CreatePd", a::createPd);
-            s = new NdSession(adapter, pd, maxSize, nSge, depth, blocking);
+            // As NetworkDirect's tools do: a Read uses no more SGEs than the adapter takes in one.
+            int sges = test.op == NdTest.Op.READ ? Math.max(1, Math.min(nSge, adapter.info().maxReadRequestSge())) : nSge;
+            s = new NdSession(adapter, pd, maxSize, sges, depth, blocking);
             int reads = connect(adapter, s, local, server);
             new Client(s, reads).runAll();
         } finally {
@@ -108,7 +110,7 @@ final class NdEngine {
                 s.receiveControl();
             }
         }
-        byte[] hello = new Hello(test, nSge, depth, maxSize, s.address(), s.mr.getRemoteToken()).encode();
+        byte[] hello = new Hello(test, s.nSge, depth, maxSize, s.address(), s.mr.getRemoteToken()).encode();
         int ord = test.op == NdTest.Op.READ ? depth : 0;
         CompletableFuture<Integer> f = Sync.start((rc, c) -> conn.connect(s.qp, new InetSocketAddress(local, 0), server, 0, ord,
                 hello, rc, c));
@@ -157,10 +159,10 @@ final class NdEngine {
 
         void runAll() throws InterruptedException {
             NdReport report = new NdReport(out, json, test.tool, NdReport.TRANSFER);
-            report.header((blocking ? "Blocking" : "Polling") + ", " + nSge + " SGE" + (nSge > 1 ? "s" : "") + ", "
+            report.header((blocking ? "Blocking" : "Polling") + ", " + s.nSge + " SGE" + (s.nSge > 1 ? "s" : "") + ", "
                     + (test.pingPong ? "ping-pong" : inFlight + " in flight") + ".");
             exercise(Math.min(40, maxSize), Math.min(WARMUP, iterations));
-            NdReport.Meter m = new NdReport.Meter();
+            NdReport.Meter m = new NdReport.Meter(false);
             for (int size = 1; size <= maxSize; size <<= 1) {
                 int iters = NdTest.iterations(size, iterations);
                 m.start();

@@ -67,23 +67,36 @@ final class NdReport {
         return decimals == 0 ? Long.toString(Math.round(v)) : String.format(Locale.ROOT, "%." + decimals + "f", v);
     }
 
-    /** Wall time and this process's CPU time from {@link #start()}. */
+    /**
+     * Wall time and CPU time from {@link #start()}: the process's (transfers, whose transport runs on other threads), or
+     * with {@code thread} the calling thread's (registration, which runs on it; the process figure is too coarse for
+     * the short intervals of small sizes).
+     */
     static final class Meter {
         private static final com.sun.management.OperatingSystemMXBean OS =
                 (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        private final boolean thread;
         private long wall0;
         private long cpu0;
         private long wall;
         private long cpu;
 
+        Meter(boolean thread) {
+            this.thread = thread;
+        }
+
+        private long cpuNow() {
+            return thread ? ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() : OS.getProcessCpuTime();
+        }
+
         void start() {
-            cpu0 = OS.getProcessCpuTime();
+            cpu0 = cpuNow();
             wall0 = System.nanoTime();
         }
 
         void stop() {
             wall = System.nanoTime() - wall0;
-            cpu = OS.getProcessCpuTime() - cpu0;
+            cpu = cpuNow() - cpu0;
         }
 
         /** Microseconds between start and stop. */
@@ -98,7 +111,7 @@ final class NdReport {
 
         /** CPU time over wall time, as a share of all processors. */
         double cpuPercent() {
-            return wall <= 0 ? 0 : 100.0 * cpu / wall / Runtime.getRuntime().availableProcessors();
+            return wall <= 0 ? 0 : Math.min(100.0, 100.0 * cpu / wall / Runtime.getRuntime().availableProcessors());
         }
     }
 }

@@ -24,7 +24,7 @@ enum NdTest {
     /** Sizes run from 1 octet to this, doubling. */
     static final int MAX_SIZE = 4 << 20;
     /** Default cap on iterations per size. */
-    static final int DEFAULT_ITERATIONS = 2000;
+    static final int DEFAULT_ITERATIONS = 1000;
     /** Octets moved per size at most (one way): bigger sizes run fewer iterations. */
     static final long VOLUME = 64L << 20;
 

@@ -31,7 +31,7 @@ public final class NdmrlatCommand extends NdMrCommand {
         try {
             long reg = 0;
             long dereg = 0;
-            NdReport.Meter m = new NdReport.Meter();
+            NdReport.Meter m = new NdReport.Meter(true);
             m.start();
             for (int i = 0; i < iters; i++) {
                 long t0 = System.nanoTime();

@@ -35,7 +35,7 @@ public final class NdmrrateCommand extends NdMrCommand {
             for (int i = 0; i < iters; i++) {
                 mrs.add(createMr());
             }
-            NdReport.Meter m = new NdReport.Meter();
+            NdReport.Meter m = new NdReport.Meter(true);
             m.start();
             long t0 = System.nanoTime();
             for (NdkMr mr : mrs) {
