@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,6 +15,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import picocli.CommandLine;
@@ -101,10 +104,12 @@ class NdToolsTest {
     @ParameterizedTest
     @ValueSource(strings = {"ndmrlat", "ndmrrate"})
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
-    void theRegistrationToolsPrintOneRecordPerSize(String tool) throws Exception {
-        try (JndkProcess p = JndkProcess.start(List.of(), tool, "--iters", "3", "--max-size", "1024", "--json")) {
+    void theRegistrationToolsPrintOneRecordPerSizeAlsoToTheLogFile(String tool, @TempDir Path dir) throws Exception {
+        Path log = dir.resolve(tool + ".log");
+        try (JndkProcess p = JndkProcess.start(List.of(), tool, "--iters", "3", "--max-size", "1024", "--json", "-l", log.toString())) {
             assertThat(p.await(RUN)).as(p.output()).isEqualTo(0);
             List<String> records = p.output().lines().filter(l -> !l.isBlank()).toList();
+            assertThat(Files.readAllLines(log)).isEqualTo(p.output().lines().toList());
             assertThat(records).as(p.output()).hasSize(11);
             assertThat(records.get(10)).matches("\\{\"tool\":\"" + tool + "\",\"size\":1024,\"iter\":3,\"register_us\":\\d+\\.\\d\\d,"
                     + "\"deregister_us\":\\d+\\.\\d\\d,\"cpu_pct\":\\d+\\.\\d\\d" + (tool.equals("ndmrrate") ? ",\"regs_per_sec\":\\d+" : "")

@@ -35,6 +35,8 @@ final class NdEngine {
     static final long STEP_TIMEOUT_MS = 10_000;
     /** Connect's own bound (MPA answer included). */
     static final long CONNECT_TIMEOUT_MS = 5_000;
+    /** A server waits for its client's next message without a deadline (the client's disconnect ends it). */
+    static final long NO_DEADLINE_MS = TimeUnit.DAYS.toMillis(365);
     /** Warm-up iterations before the first size (NetworkDirect runs 1000 of 40 octets). */
     static final int WARMUP = 200;
 
@@ -46,6 +48,8 @@ final class NdEngine {
     private final int depth;
     private final int maxSize;
     private final int iterations;
+    /** The server's buffer, once connected. */
+    private Offer offer;
 
     NdEngine(NdTest test, PrintStream out, boolean json, boolean blocking, int nSge, int depth, int maxSize, int iterations) {
         this.test = test;
@@ -142,8 +146,6 @@ final class NdEngine {
         Sync.request("CompleteConnect", (rc, c) -> conn.completeConnect(x -> s.onDisconnect(), null, rc, c));
         return Math.max(1, Math.min(depth, outbound.value));
     }
-
-    private Offer offer;
 
     /** The client's loops, one per kind of test. */
     private final class Client {
@@ -351,7 +353,7 @@ final class NdEngine {
 
     private static void returnCredits(NdSession s, int batch) throws InterruptedException {
         int granted = 0;
-        for (NdkResultEx r; (r = s.next(Long.MAX_VALUE / 2_000_000)) != null; ) {
+        for (NdkResultEx r; (r = s.next(NO_DEADLINE_MS)) != null; ) {
             if (r.type != NdkOperationType.RECEIVE) {
                 continue;
             }
@@ -369,7 +371,7 @@ final class NdEngine {
     }
 
     private static void echo(NdSession s) {
-        for (NdkResultEx r; (r = s.next(Long.MAX_VALUE / 2_000_000)) != null; ) {
+        for (NdkResultEx r; (r = s.next(NO_DEADLINE_MS)) != null; ) {
             if (r.type == NdkOperationType.RECEIVE) {
                 int size = r.bytesTransferred;
                 s.receiveData();
@@ -379,7 +381,7 @@ final class NdEngine {
     }
 
     private static void writeBack(NdSession s, Hello h) {
-        for (NdkResultEx r; (r = s.next(Long.MAX_VALUE / 2_000_000)) != null; ) {
+        for (NdkResultEx r; (r = s.next(NO_DEADLINE_MS)) != null; ) {
             if (r.type == NdkOperationType.RECEIVE) {
                 int size = s.control(NdSession.CTL_RECEIVE);
                 s.receiveControl();

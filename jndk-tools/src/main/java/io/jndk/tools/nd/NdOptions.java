@@ -3,6 +3,7 @@ package io.jndk.tools.nd;
 import io.jndk.tools.Failure;
 import java.io.FileNotFoundException;
 import java.io.FileOutputStream;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -42,39 +43,36 @@ abstract class NdOptions implements Callable<Integer> {
         return new Failure(Failure.Kind.USAGE, message);
     }
 
-    /** Standard output, and the log file too with {@code -l}. */
+    /** Standard output, and the log file too with {@code -l}; closing it closes the log file, not standard output. */
     PrintStream output() {
-        if (logFile == null) {
-            return System.out;
-        }
         OutputStream file;
         try {
-            file = new FileOutputStream(logFile);
+            file = logFile == null ? OutputStream.nullOutputStream() : new FileOutputStream(logFile);
         } catch (FileNotFoundException e) {
             throw new Failure("cannot write the log file " + logFile + ": " + e.getMessage());
         }
         PrintStream console = System.out;
         return new PrintStream(new OutputStream() {
             @Override
-            public void write(int b) throws java.io.IOException {
+            public void write(int b) throws IOException {
                 console.write(b);
                 file.write(b);
             }
 
             @Override
-            public void write(byte[] b, int off, int len) throws java.io.IOException {
+            public void write(byte[] b, int off, int len) throws IOException {
                 console.write(b, off, len);
                 file.write(b, off, len);
             }
 
             @Override
-            public void flush() throws java.io.IOException {
+            public void flush() throws IOException {
                 console.flush();
                 file.flush();
             }
 
             @Override
-            public void close() throws java.io.IOException {
+            public void close() throws IOException {
                 console.flush();
                 file.close();
             }
