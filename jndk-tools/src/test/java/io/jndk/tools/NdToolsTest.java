@@ -50,6 +50,7 @@ class NdToolsTest {
                 out = client.output();
             }
             assertThat(server.await(RUN)).as("server exit (it serves one run); output:%n%s", server.output()).isEqualTo(0);
+            assertThat(server.output() + out).doesNotContain("WARN").doesNotContain("Exception");
             return out;
         }
     }
@@ -145,6 +146,18 @@ class NdToolsTest {
                 assertThat(client.output().strip()).isEqualTo("[stderr] jndk ndping: the server at 127.0.0.1:" + port
                         + " rejected the connection: jndk ndpingpong: this is a ndpingpong server; the client runs ndping");
             }
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aPeerThatNeverAnswersMpaIsAnUnreachableTimeout() throws Exception {
+        // A plain TCP listener in this JVM: the handshake completes, but no MPA Reply ever comes.
+        try (ServerSocket silent = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+                JndkProcess client = JndkProcess.start(List.of(), "ndpingpong", "-c", "127.0.0.1:" + silent.getLocalPort())) {
+            assertThat(client.await(Duration.ofSeconds(30))).as(client.output()).isEqualTo(Failure.Kind.UNREACHABLE.exit);
+            assertThat(client.output().strip()).doesNotContain("\n")
+                    .contains("cannot connect to 127.0.0.1:" + silent.getLocalPort() + ": no answer in time");
         }
     }
 

@@ -5,7 +5,7 @@ import picocli.CommandLine.Command;
 /** {@code jndk ndpingpong}: Send/Receive ping-pong: the server Sends every message straight back; Latency is half the round trip. */
 @Command(name = "ndpingpong", sortOptions = false, usageHelpWidth = 110,
         description = {"Send/Receive ping-pong: the server Sends every message straight back; Latency is half the round trip.", "NetworkDirect's ndpingpong test over iwarp; default port 54325. The client prints Size, Iter, Latency (us),"
-                + " CPU (%) and Bytes/Sec per size, 1 octet to 4 MiB."},
+                + " CPU (%%) and Bytes/Sec per size, 1 octet to 4 MiB."},
         footer = {"", "Examples:", "  ./jndk ndpingpong -s 127.0.0.1            server (serves one client run, then exits)",
                 "  ./jndk ndpingpong -c 127.0.0.1 -b         client, blocking on CQ notifications",
                 "  ./jndk ndpingpong -c 127.0.0.1:54325 --json --iters 100",

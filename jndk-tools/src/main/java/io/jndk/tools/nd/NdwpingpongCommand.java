@@ -5,7 +5,7 @@ import picocli.CommandLine.Command;
 /** {@code jndk ndwpingpong}: RDMA Write ping-pong: each side Writes the data then Sends a 4-octet notice; Latency is half the round trip. */
 @Command(name = "ndwpingpong", sortOptions = false, usageHelpWidth = 110,
         description = {"RDMA Write ping-pong: each side Writes the data then Sends a 4-octet notice; Latency is half the round trip.", "NetworkDirect's ndrpingpong (RDMA Write ping-pong) test over iwarp; default port 54327. The client prints Size, Iter, Latency (us),"
-                + " CPU (%) and Bytes/Sec per size, 1 octet to 4 MiB."},
+                + " CPU (%%) and Bytes/Sec per size, 1 octet to 4 MiB."},
         footer = {"", "Examples:", "  ./jndk ndwpingpong -s 127.0.0.1            server (serves one client run, then exits)",
                 "  ./jndk ndwpingpong -c 127.0.0.1 -b         client, blocking on CQ notifications",
                 "  ./jndk ndwpingpong -c 127.0.0.1:54327 --json --iters 100",
