@@ -133,8 +133,8 @@ final class RpingSession implements AutoCloseable {
             }
             if (r != null) {
                 if (r.status != NtStatus.STATUS_SUCCESS) {
-                    if (r.status == NtStatus.STATUS_CANCELLED && disconnected) {
-                        return null;
+                    if (r.status == NtStatus.STATUS_CANCELLED) {
+                        return null; // flushed: the connection is going; its disconnect event may come after the flush
                     }
                     String op = NdkOperationType.name(r.type).toLowerCase(Locale.ROOT);
                     throw new Failure("cq completion failed: " + op + " " + NtStatus.describe(r.status)

@@ -14,29 +14,29 @@ import picocli.CommandLine.Parameters;
  * each tool is a small subclass naming its {@link NdTest}. {@link NdEngine} runs them.
  */
 abstract class NdCommand extends NdOptions {
-    @Option(names = {"-s", "-S"}, description = "Start as server (listen on IP[:PORT], default 0.0.0.0).")
+    @Option(names = {"-s", "-S"}, order = 1, description = "Start as server (listen on IP[:PORT], default 0.0.0.0).")
     boolean server;
 
-    @Option(names = {"-c", "-C"}, description = "Start as client (connect to the server at IP[:PORT]).")
+    @Option(names = {"-c", "-C"}, order = 2, description = "Start as client (connect to the server at IP[:PORT]).")
     boolean client;
 
-    @Option(names = {"-b", "-B"}, description = "Blocking I/O: wait for CQ notifications.")
+    @Option(names = {"-b", "-B"}, order = 3, description = "Blocking I/O: wait for CQ notifications.")
     boolean blocking;
 
-    @Option(names = {"-p", "-P"}, description = "Polling I/O: spin on the CQ (default).")
+    @Option(names = {"-p", "-P"}, order = 4, description = "Polling I/O: spin on the CQ (default).")
     boolean polling;
 
-    @Option(names = {"-n", "-N"}, paramLabel = "nSge", description = "Scatter/gather entries per transfer, 1..16 (default 1).")
+    @Option(names = {"-n", "-N"}, order = 5, paramLabel = "nSge", description = "Scatter/gather entries per transfer, 1..16 (default 1).")
     int nSge = 1;
 
-    @Option(names = {"-q", "-Q"}, paramLabel = "pipeline", description = "Operations in flight, 1..128 (default 16; the"
+    @Option(names = {"-q", "-Q"}, order = 6, paramLabel = "pipeline", description = "Operations in flight, 1..128 (default 16; the"
             + " ping-pong tools keep one).")
     int depth = 16;
 
-    @Option(names = "--port", paramLabel = "PORT", description = "Port (overrides :PORT; 0 with -s picks a free one).")
+    @Option(names = "--port", order = 9, paramLabel = "PORT", description = "Port (overrides :PORT; 0 with -s picks a free one).")
     Integer port;
 
-    @Option(names = "--persistent", description = "Server: serve clients one after another until stopped (default: one).")
+    @Option(names = "--persistent", order = 12, description = "Server: serve clients one after another until stopped (default: one).")
     boolean persistent;
 
     @Parameters(arity = "0..1", paramLabel = "IP[:PORT]", description = "Server address (client: required; server: where to"

@@ -12,21 +12,21 @@ import picocli.CommandLine.Option;
 
 /** Options every ND tool has: the size range, iterations, output form and log file. */
 abstract class NdOptions implements Callable<Integer> {
-    @Option(names = "--iters", paramLabel = "N", description = "Iterations per size at most (default ${DEFAULT-VALUE}); large sizes"
+    @Option(names = "--iters", order = 10, paramLabel = "N", description = "Iterations per size at most (default ${DEFAULT-VALUE}); large sizes"
             + " run fewer (see docs/USAGE.md).")
     int iterations = NdTest.DEFAULT_ITERATIONS;
 
-    @Option(names = "--max-size", paramLabel = "OCTETS", description = "Largest size (default ${DEFAULT-VALUE}: 4 MiB); sizes"
+    @Option(names = "--max-size", order = 11, paramLabel = "OCTETS", description = "Largest size (default ${DEFAULT-VALUE}: 4 MiB); sizes"
             + " run from 1 octet, doubling.")
     int maxSize = NdTest.MAX_SIZE;
 
-    @Option(names = "--json", description = "One JSON object per size instead of the table.")
+    @Option(names = "--json", order = 8, description = "One JSON object per size instead of the table.")
     boolean json;
 
-    @Option(names = {"-l", "--logFile"}, paramLabel = "LOGFILE", description = "Also write the output to LOGFILE.")
+    @Option(names = {"-l", "--logFile"}, order = 7, paramLabel = "LOGFILE", description = "Also write the output to LOGFILE.")
     String logFile;
 
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+    @Option(names = {"-h", "--help"}, order = 13, usageHelp = true, description = "Show this help and exit.")
     boolean help;
 
     /** Checks the common options; throws a usage failure. */
