@@ -52,7 +52,8 @@ public final class Main implements Runnable {
         cl.setExecutionExceptionHandler((ex, c, parse) -> {
             Failure f = Failure.of(ex);
             System.out.flush();
-            System.err.println("jndk " + c.getCommandName() + ": " + f.getMessage());
+            c.getErr().println("jndk " + c.getCommandName() + ": " + f.getMessage());
+            c.getErr().flush();
             return f.exit();
         });
         return cl;

@@ -138,14 +138,21 @@ class NdToolsTest {
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
-    void aServerOfAnotherToolRejectsWithAReasonTheClientPrints() throws Exception {
-        try (JndkProcess server = JndkProcess.start(List.of(), "ndpingpong", "-s", "127.0.0.1", "--port", "0", "--persistent")) {
+    void aServerOfAnotherToolRejectsWithAReasonTheClientPrintsAndServesTheNextClient() throws Exception {
+        try (JndkProcess server = JndkProcess.start(List.of(), "ndpingpong", "-s", "127.0.0.1", "--port", "0")) {
             int port = awaitListening(server);
             try (JndkProcess client = JndkProcess.start(List.of(), "ndping", "-c", "127.0.0.1", "--port", "" + port)) {
                 assertThat(client.await(RUN)).as(client.output()).isEqualTo(Failure.Kind.REJECTED.exit);
                 assertThat(client.output().strip()).isEqualTo("[stderr] jndk ndping: the server at 127.0.0.1:" + port
                         + " rejected the connection: jndk ndpingpong: this is a ndpingpong server; the client runs ndping");
             }
+            try (JndkProcess client = JndkProcess.start(List.of(), "ndpingpong", "-c", "127.0.0.1", "--port", "" + port, "--iters",
+                    "3", "--max-size", "8", "--json")) {
+                assertThat(client.await(RUN)).as(client.output()).isEqualTo(0);
+                assertThat(client.output().lines()).hasSize(4);
+            }
+            assertThat(server.await(RUN)).as(server.output()).isEqualTo(0);
+            assertThat(server.output()).contains("ndpingpong: rejected a client: this is a ndpingpong server; the client runs ndping");
         }
     }
 

@@ -278,7 +278,10 @@ final class NdEngine {
 
     // ---------------------------------------------------------------- server
 
-    /** Listens on {@code at} and serves one client (or, {@code persistent}, one after another). */
+    /**
+     * Listens on {@code at} and serves one client run (or, {@code persistent}, one after another); a client it rejects
+     * does not count.
+     */
     void serve(InetSocketAddress at, boolean persistent) throws InterruptedException {
         NdkAdapter adapter = open(at.getAddress());
         NdkPd pd = null;
@@ -298,9 +301,10 @@ final class NdEngine {
             PerfSupport.check(listener.getLocalAddress(bound, new IntRef(28)), "GetListenerLocalAddress");
             out.println(test.tool + ": listening on " + bound.get().getAddress().getHostAddress() + ":" + bound.get().getPort());
             out.flush();
-            do {
-                serveOne(adapter, pd, incoming.take());
-            } while (persistent);
+            boolean served = false;
+            while (persistent || !served) {
+                served = serveOne(adapter, pd, incoming.take());
+            }
         } finally {
             Sync.close(listener);
             Sync.close(pd);
@@ -308,7 +312,8 @@ final class NdEngine {
         }
     }
 
-    private void serveOne(NdkAdapter adapter, NdkPd pd, NdkConnector conn) throws InterruptedException {
+    /** Serves one connection request; false when it was rejected. */
+    private boolean serveOne(NdkAdapter adapter, NdkPd pd, NdkConnector conn) throws InterruptedException {
         byte[] data = new byte[256];
         IntRef length = new IntRef(data.length);
         Hello hello;
@@ -326,7 +331,8 @@ final class NdEngine {
             conn.reject(NdProtocol.reason("jndk " + test.tool + ": " + e.getMessage()));
             Sync.close(conn);
             out.println(test.tool + ": rejected a client: " + e.getMessage());
-            return;
+            out.flush();
+            return false;
         }
         try (NdSession s = new NdSession(adapter, pd, hello.maxSize(), hello.nSge(), hello.depth() + 1, blocking)) {
             s.connector = conn;
@@ -349,6 +355,7 @@ final class NdEngine {
                 default -> s.awaitDisconnect();
             }
         }
+        return true;
     }
 
     private static void returnCredits(NdSession s, int batch) throws InterruptedException {
