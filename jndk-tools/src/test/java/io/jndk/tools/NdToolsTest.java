@@ -103,6 +103,24 @@ class NdToolsTest {
     }
 
     @ParameterizedTest
+    @ValueSource(strings = {"ndpingpong", "ndwpingpong", "ndrping", "ndrpingpong"})
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void verifyPassesOnGoodDataAndFailsWithExitNineOnOneSpoiledOctet(String tool) throws Exception {
+        pair(tool, "--iters", "3", "--max-size", "2048", "-V", "-n", "3");
+        try (JndkProcess server = JndkProcess.start(List.of(), tool, "-s", "127.0.0.1", "--port", "0", "--inject-fault")) {
+            int port = awaitListening(server);
+            try (JndkProcess client = JndkProcess.start(List.of(), tool, "-c", "127.0.0.1", "--port", "" + port, "--iters", "3",
+                    "--max-size", "2048", "-V", "--json")) {
+                assertThat(client.await(RUN)).as(client.output()).isEqualTo(Failure.Kind.VERIFY.exit);
+                List<String> lines = client.output().lines().toList();
+                assertThat(lines).as(client.output()).hasSize(11); // sizes 1..512 passed
+                assertThat(lines.get(10)).startsWith("[stderr] jndk " + tool + ": data mismatch at size 1024, iteration ")
+                        .contains(": octet 1000 is 0xe0, expected 0x1f");
+            }
+        }
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = {"ndmrlat", "ndmrrate"})
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void theRegistrationToolsPrintOneRecordPerSizeAlsoToTheLogFile(String tool, @TempDir Path dir) throws Exception {
@@ -185,6 +203,7 @@ class NdToolsTest {
         assertThat(cl.execute("ndpingpong", "-s", "-c", "127.0.0.1")).isEqualTo(Failure.Kind.USAGE.exit);
         assertThat(cl.execute("ndpingpong", "-c")).isEqualTo(Failure.Kind.USAGE.exit);
         assertThat(cl.execute("ndping", "-q", "0", "-c", "127.0.0.1")).isEqualTo(Failure.Kind.USAGE.exit);
+        assertThat(cl.execute("ndping", "-V", "-c", "127.0.0.1")).isEqualTo(Failure.Kind.USAGE.exit);
     }
 
     @Test

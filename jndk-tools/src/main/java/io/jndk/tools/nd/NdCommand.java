@@ -33,11 +33,18 @@ abstract class NdCommand extends NdOptions {
             + " ping-pong tools keep one).")
     int depth = 16;
 
+    @Option(names = {"-V", "--verify"}, order = 7, description = "Client: check the data that comes back (ndpingpong,"
+            + " ndwpingpong: every echo; ndrping, ndrpingpong: every size); the figures then include the check.")
+    boolean verify;
+
     @Option(names = "--port", order = 9, paramLabel = "PORT", description = "Port (overrides :PORT; 0 with -s picks a free one).")
     Integer port;
 
     @Option(names = "--persistent", order = 12, description = "Server: serve clients one after another until stopped (default: one).")
     boolean persistent;
+
+    @Option(names = "--inject-fault", hidden = true, description = "Server: spoil one octet of what comes back (tests --verify).")
+    boolean injectFault;
 
     @Parameters(arity = "0..1", paramLabel = "IP[:PORT]", description = "Server address (client: required; server: where to"
             + " listen, default 0.0.0.0). The default port is the tool's NetworkDirect one.")
@@ -67,9 +74,15 @@ abstract class NdCommand extends NdOptions {
         if (client && target == null) {
             throw usage("the client needs the server's address: " + test.tool + " -c IP[:PORT]");
         }
+        if (verify && (server || !(test.pingPong || test.op == NdTest.Op.READ))) {
+            throw usage("--verify is for the clients of ndpingpong, ndwpingpong, ndrping and ndrpingpong (data comes back"
+                    + " to them)");
+        }
         InetSocketAddress at = address();
         try (PrintStream out = output()) {
-            NdEngine engine = new NdEngine(test, out, json, blocking, nSge, test.pingPong ? 1 : depth, maxSize, iterations);
+            NdEngine engine = new NdEngine(test, out, json, blocking, nSge, test.pingPong ? 1 : depth, maxSize, iterations,
+                    verify);
+            engine.injectFault = injectFault;
             if (server) {
                 engine.serve(at, persistent);
             } else {

@@ -37,6 +37,8 @@ final class NdEngine {
     static final long CONNECT_TIMEOUT_MS = 5_000;
     /** A server waits for its client's next message without a deadline (the client's disconnect ends it). */
     static final long NO_DEADLINE_MS = TimeUnit.DAYS.toMillis(365);
+    /** The octet a server with {@link #injectFault} spoils (sizes above it carry the fault). */
+    static final int FAULT_AT = 1000;
     /** Warm-up iterations before the first size (NetworkDirect runs 1000 of 40 octets). */
     static final int WARMUP = 200;
 
@@ -48,10 +50,14 @@ final class NdEngine {
     private final int depth;
     private final int maxSize;
     private final int iterations;
+    private final boolean verify;
+    /** Server, for tests of --verify: spoil octet {@link #FAULT_AT} of what it echoes, writes back or lends. */
+    boolean injectFault;
     /** The server's buffer, once connected. */
     private Offer offer;
 
-    NdEngine(NdTest test, PrintStream out, boolean json, boolean blocking, int nSge, int depth, int maxSize, int iterations) {
+    NdEngine(NdTest test, PrintStream out, boolean json, boolean blocking, int nSge, int depth, int maxSize, int iterations,
+            boolean verify) {
         this.test = test;
         this.out = out;
         this.json = json;
@@ -60,6 +66,7 @@ final class NdEngine {
         this.depth = depth;
         this.maxSize = maxSize;
         this.iterations = iterations;
+        this.verify = verify;
     }
 
     private static NdkAdapter open(InetAddress at) {
@@ -204,7 +211,7 @@ final class NdEngine {
             int done = 0;
             while (done < iters) {
                 while (credits > 0 && issued < iters) {
-                    s.sendData(size);
+                    s.sendData(size, false);
                     credits--;
                     issued++;
                 }
@@ -220,7 +227,7 @@ final class NdEngine {
 
         /** The end of an ndping run: an empty Send the server answers with an empty Send once all data arrived. */
         private void finish() {
-            s.sendData(0);
+            s.sendData(0, false);
             while (true) {
                 NdkResultEx r = next();
                 if (r.type == NdkOperationType.RECEIVE) {
@@ -234,18 +241,21 @@ final class NdEngine {
 
         private void sendPingPong(int size, int iters) {
             for (int i = 0; i < iters; i++) {
-                s.sendData(size);
+                clear(size);
+                s.sendData(size, false);
                 for (int got = 0; got < 2; got++) {
                     if (next().type == NdkOperationType.RECEIVE) {
                         s.receiveData();
                     }
                 }
+                check(size, i);
             }
         }
 
         private void writePingPong(int size, int iters) {
             for (int i = 0; i < iters; i++) {
-                s.write(size, offer.address(), offer.token());
+                clear(size);
+                s.write(size, false, offer.address(), offer.token());
                 s.control(0, size);
                 s.sendControl(4);
                 for (int got = 0; got < 3; got++) {
@@ -253,12 +263,34 @@ final class NdEngine {
                         s.receiveControl();
                     }
                 }
+                check(size, i);
+            }
+        }
+
+        /** With --verify: zeroes what the next transfers must fill. */
+        private void clear(int size) {
+            if (verify) {
+                s.clearSink(size);
+            }
+        }
+
+        /** With --verify: what came back must be the pattern the source region holds (and the server lends). */
+        private void check(int size, int iteration) {
+            long at = verify ? s.mismatch(size) : -1;
+            if (at >= 0) {
+                throw new Failure(Failure.Kind.VERIFY, String.format(java.util.Locale.ROOT,
+                        "data mismatch at size %d, iteration %d: octet %d is 0x%02x, expected 0x%02x (try --crc on both"
+                                + " sides to see whether the wire corrupts it)", size, iteration, at,
+                        s.sink().get(java.lang.foreign.ValueLayout.JAVA_BYTE, at) & 0xFF, NdSession.pattern(at) & 0xFF));
             }
         }
 
         /** RDMA Reads or Writes, up to the in-flight limit. */
         private void rdma(int size, int iters) {
             boolean read = test.op == NdTest.Op.READ;
+            if (read) {
+                clear(size);
+            }
             int issued = 0;
             int done = 0;
             while (done < iters) {
@@ -266,12 +298,15 @@ final class NdEngine {
                     if (read) {
                         s.read(size, offer.address(), offer.token());
                     } else {
-                        s.write(size, offer.address(), offer.token());
+                        s.write(size, false, offer.address(), offer.token());
                     }
                     issued++;
                 }
                 next();
                 done++;
+            }
+            if (read) {
+                check(size, iters - 1);
             }
         }
     }
@@ -345,6 +380,10 @@ final class NdEngine {
                     s.receiveControl();
                 }
             }
+            if (test.op == NdTest.Op.READ) {
+                s.lendPattern();
+                spoil(s, s.maxSize);
+            }
             byte[] offer = new Offer(s.address(), s.mr.getRemoteToken(), hello.maxSize()).encode();
             int ird = test.op == NdTest.Op.READ ? h.depth() : 0;
             Sync.request("Accept", (rc, c) -> conn.accept(s.qp, ird, 0, offer, x -> s.onDisconnect(), null, rc, c));
@@ -356,6 +395,12 @@ final class NdEngine {
             }
         }
         return true;
+    }
+
+    private void spoil(NdSession s, int size) {
+        if (injectFault && size > FAULT_AT) {
+            s.sink().set(java.lang.foreign.ValueLayout.JAVA_BYTE, FAULT_AT, (byte) ~NdSession.pattern(FAULT_AT));
+        }
     }
 
     private static void returnCredits(NdSession s, int batch) throws InterruptedException {
@@ -377,17 +422,18 @@ final class NdEngine {
         }
     }
 
-    private static void echo(NdSession s) {
+    private void echo(NdSession s) {
         for (NdkResultEx r; (r = s.next(NO_DEADLINE_MS)) != null; ) {
             if (r.type == NdkOperationType.RECEIVE) {
                 int size = r.bytesTransferred;
                 s.receiveData();
-                s.sendData(size);
+                spoil(s, size);
+                s.sendData(size, true);
             }
         }
     }
 
-    private static void writeBack(NdSession s, Hello h) {
+    private void writeBack(NdSession s, Hello h) {
         for (NdkResultEx r; (r = s.next(NO_DEADLINE_MS)) != null; ) {
             if (r.type == NdkOperationType.RECEIVE) {
                 int size = s.control(NdSession.CTL_RECEIVE);
@@ -395,7 +441,8 @@ final class NdEngine {
                 if (size < 1 || size > s.maxSize) {
                     throw new Failure("the client announced a write of " + size + " octets (largest " + s.maxSize + ")");
                 }
-                s.write(size, h.address(), h.token());
+                spoil(s, size);
+                s.write(size, true, h.address(), h.token());
                 s.control(0, size);
                 s.sendControl(4);
             }

@@ -24,8 +24,10 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One end's resources for an ND test: a CQ for both queues, an RC QP, and one registered buffer of the largest size
- * followed by a {@value #CTL}-octet control area (credits, notices). Completions are polled (spinning) or, with
+ * One end's resources for an ND test: a CQ for both queues, an RC QP, and one registered buffer holding two regions of
+ * the largest size and a {@value #CTL}-octet control area (credits, notices). The source region holds
+ * {@link #pattern} and is what the client Sends and Writes; everything that arrives (receives, Reads, the peer's
+ * Writes) lands in the sink region, which is also what a server lends, echoes and Writes back. Completions are polled (spinning) or, with
  * {@code blocking}, waited for with CQ notifications. Posting reuses preallocated SGE lists: nothing is allocated per
  * operation.
  */
@@ -69,7 +71,10 @@ final class NdSession implements AutoCloseable {
                     cc, x, o));
             NdkCq c0 = c;
             q = Sync.create("CreateQp", (cc, x, o) -> pd.createQp(c0, c0, "nd", queue, queue, nSge, nSge, 0, cc, x, o));
-            b = arena.allocate((long) maxSize + CTL, 4096);
+            b = arena.allocate(2L * maxSize + CTL, 4096);
+            for (long i = 0; i < maxSize; i++) {
+                b.set(ValueLayout.JAVA_BYTE, i, pattern(i));
+            }
             m = PerfSupport.register(pd, b, mrs);
             ok = true;
         } finally {
@@ -91,16 +96,45 @@ final class NdSession implements AutoCloseable {
         return s;
     }
 
-    /** The buffer's address (for the peer's RDMA). */
-    long address() {
-        return buf.address();
+    /** The source region's octet {@code i}. */
+    static byte pattern(long i) {
+        return (byte) (i * 31 + 7);
     }
 
-    /** Splits {@code length} octets from the buffer's start into at most {@code nSge} pieces; returns how many. */
-    private int split(NdkSge[] sgl, int length) {
+    /** The sink region's address (for the peer's RDMA). */
+    long address() {
+        return buf.address() + maxSize;
+    }
+
+    /** Puts the pattern into the sink region too (a server lending it for RDMA Reads). */
+    void lendPattern() {
+        sink().copyFrom(source());
+    }
+
+    /** Zeroes the first {@code length} octets of the sink region. */
+    void clearSink(int length) {
+        buf.asSlice(maxSize, length).fill((byte) 0);
+    }
+
+    /** The first octet of the sink region that differs from the pattern within {@code length}, or -1. */
+    long mismatch(int length) {
+        return buf.asSlice(maxSize, length).mismatch(buf.asSlice(0, length));
+    }
+
+    /** The sink region (what arrived). */
+    MemorySegment sink() {
+        return buf.asSlice(maxSize, maxSize);
+    }
+
+    /** The source region. */
+    MemorySegment source() {
+        return buf.asSlice(0, maxSize);
+    }
+
+    /** Splits {@code length} octets from {@code at} into at most {@code nSge} pieces; returns how many. */
+    private int split(NdkSge[] sgl, long at, int length) {
         int n = Math.max(1, Math.min(nSge, length));
         int piece = length / n;
-        long at = buf.address();
         for (int i = 0; i < n; i++) {
             int len = i == n - 1 ? length - piece * (n - 1) : piece;
             sgl[i].set(at, len, mr.getLocalToken());
@@ -109,45 +143,46 @@ final class NdSession implements AutoCloseable {
         return length == 0 ? 0 : n;
     }
 
-    /** Posts a receive for a whole data message (up to the largest size). */
+    /** Posts a receive for a whole data message (up to the largest size) into the sink region. */
     void receiveData() {
-        PerfSupport.check(qp.receive(null, in, split(in, maxSize)), "post receive");
+        PerfSupport.check(qp.receive(null, in, split(in, address(), maxSize)), "post receive");
     }
 
     /** Posts a receive for a control message (credit, notice, end). */
     void receiveControl() {
-        ctl[0].set(buf.address() + maxSize + CTL_RECEIVE, CTL - CTL_RECEIVE, mr.getLocalToken());
+        ctl[0].set(buf.address() + 2L * maxSize + CTL_RECEIVE, CTL - CTL_RECEIVE, mr.getLocalToken());
         PerfSupport.check(qp.receive(null, ctl, 1), "post receive");
     }
 
-    /** Sends {@code length} octets of data (0: an empty message). */
-    void sendData(int length) {
-        PerfSupport.check(qp.send(null, out, split(out, length), 0), "post send");
+    /** Sends {@code length} octets of the source region, or of the sink region ({@code echo}); 0: an empty message. */
+    void sendData(int length, boolean echo) {
+        PerfSupport.check(qp.send(null, out, split(out, echo ? address() : buf.address(), length), 0), "post send");
     }
 
     /** Sends the first {@code length} octets of the control area. */
     void sendControl(int length) {
-        ctl[0].set(buf.address() + maxSize, length, mr.getLocalToken());
+        ctl[0].set(buf.address() + 2L * maxSize, length, mr.getLocalToken());
         PerfSupport.check(qp.send(null, ctl, length == 0 ? 0 : 1, 0), "post send");
     }
 
     /** The int at {@code offset} of the control area. */
     int control(int offset) {
-        return buf.get(ValueLayout.JAVA_INT_UNALIGNED, (long) maxSize + offset);
+        return buf.get(ValueLayout.JAVA_INT_UNALIGNED, 2L * maxSize + offset);
     }
 
     void control(int offset, int value) {
-        buf.set(ValueLayout.JAVA_INT_UNALIGNED, (long) maxSize + offset, value);
+        buf.set(ValueLayout.JAVA_INT_UNALIGNED, 2L * maxSize + offset, value);
     }
 
-    /** RDMA Reads {@code length} octets of the peer's buffer into this one. */
+    /** RDMA Reads {@code length} octets of the peer's buffer into the sink region. */
     void read(int length, long remote, int token) {
-        PerfSupport.check(qp.read(null, out, split(out, length), remote, token, 0), "post read");
+        PerfSupport.check(qp.read(null, out, split(out, address(), length), remote, token, 0), "post read");
     }
 
-    /** RDMA Writes {@code length} octets of this buffer into the peer's. */
-    void write(int length, long remote, int token) {
-        PerfSupport.check(qp.write(null, out, split(out, length), remote, token, 0), "post write");
+    /** RDMA Writes {@code length} octets of the source region, or of the sink region ({@code echo}), into the peer's. */
+    void write(int length, boolean echo, long remote, int token) {
+        PerfSupport.check(qp.write(null, out, split(out, echo ? address() : buf.address(), length), remote, token, 0),
+                "post write");
     }
 
     /** Called by the connector when the peer disconnects. */
