@@ -16,16 +16,19 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Small helpers shared by the perf client and server (public API only). */
+/** Small helpers shared by the tools (public API only). */
 public final class PerfSupport {
     private PerfSupport() {}
 
-    /** Throws unless the completion succeeded (with the peer's Terminate, if any). */
-    public static void check(NdkResultEx r, String what) {
+    /** " (peer Terminate layer L, type T, code 0xCC)" for a completion's provider error code, or "" when it is 0. */
+    public static String terminate(int providerErrorCode) {
+        return providerErrorCode == 0 ? "" : String.format(" (peer Terminate layer %d, type %d, code 0x%02X)",
+                providerErrorCode >>> 12 & 0xF, providerErrorCode >>> 8 & 0xF, providerErrorCode & 0xFF);
+    }
+
+    static void check(NdkResultEx r, String what) {
         if (r.status != NtStatus.STATUS_SUCCESS) {
-            throw new Sync.NdkException(what + (r.providerErrorCode != 0
-                    ? String.format(" (peer Terminate layer %d, type %d, code 0x%02X)", r.providerErrorCode >>> 12 & 0xF,
-                            r.providerErrorCode >>> 8 & 0xF, r.providerErrorCode & 0xFF) : ""), r.status);
+            throw new Sync.NdkException(what + terminate(r.providerErrorCode), r.status);
         }
     }
 
@@ -45,8 +48,7 @@ public final class PerfSupport {
         return r;
     }
 
-    /** A CQ of {@code depth} without notifications. */
-    public static NdkCq cq(NdkAdapter adapter, int depth) {
+    static NdkCq cq(NdkAdapter adapter, int depth) {
         return Sync.create("CreateCq", (cc, c, o) -> adapter.createCq(depth, null, null, null, cc, c, o));
     }
 
@@ -59,8 +61,7 @@ public final class PerfSupport {
         return mr;
     }
 
-    /** Adapter options for {@code --crc} and {@code --pcap}. */
-    public static Map<String, String> options(boolean crc, String pcap) {
+    static Map<String, String> options(boolean crc, String pcap) {
         Map<String, String> o = new HashMap<>();
         if (crc) {
             o.put("crc", "true");

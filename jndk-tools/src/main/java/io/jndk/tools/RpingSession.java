@@ -138,9 +138,7 @@ final class RpingSession implements AutoCloseable {
                     }
                     String op = NdkOperationType.name(r.type).toLowerCase(Locale.ROOT);
                     throw new Failure("cq completion failed: " + op + " " + NtStatus.describe(r.status)
-                            + (r.providerErrorCode != 0 ? String.format(" (peer Terminate layer %d, type %d, code 0x%02X)",
-                                    r.providerErrorCode >>> 12 & 0xF, r.providerErrorCode >>> 8 & 0xF,
-                                    r.providerErrorCode & 0xFF) : ""));
+                            + PerfSupport.terminate(r.providerErrorCode));
                 }
                 switch (r.type) {
                     case NdkOperationType.SEND -> {

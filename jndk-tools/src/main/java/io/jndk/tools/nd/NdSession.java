@@ -241,8 +241,7 @@ final class NdSession implements AutoCloseable {
             return null; // flushed: the connection is going away
         }
         throw new Failure(NdkOperationType.name(r.type).toLowerCase(Locale.ROOT) + " failed: " + NtStatus.describe(r.status)
-                + (r.providerErrorCode != 0 ? String.format(" (peer Terminate layer %d, type %d, code 0x%02X)",
-                        r.providerErrorCode >>> 12 & 0xF, r.providerErrorCode >>> 8 & 0xF, r.providerErrorCode & 0xFF) : ""));
+                + PerfSupport.terminate(r.providerErrorCode));
     }
 
     /** Waits (without a deadline) until the peer disconnects, passing over any completion. */
