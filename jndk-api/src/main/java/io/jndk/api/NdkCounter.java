@@ -1,6 +1,13 @@
 package io.jndk.api;
 
-/** The adapter counters, declared in one place: id and label. */
+/**
+ * The adapter counters, declared in one place: id and label. Counters only grow while the adapter is open.
+ *
+ * <p>Terminates are counted twice: once in the total ({@link #TERMINATES_SENT}, {@link #TERMINATES_RECEIVED})
+ * and once in the counter of the layer that reported the error (RDMAP, DDP, or LLP/MPA). A received Terminate
+ * whose layer cannot be decoded counts in the total only. FPDUs and CRC errors are counted by the iWARP
+ * transport; the in-JVM loopback carries no FPDUs and keeps them at zero.
+ */
 public enum NdkCounter {
     BYTES_OUT("bytes sent"),
     BYTES_IN("bytes received"),
@@ -8,7 +15,13 @@ public enum NdkCounter {
     FPDUS_IN("FPDUs received"),
     CRC_ERRORS("CRC errors"),
     TERMINATES_SENT("Terminates sent"),
+    TERMINATES_SENT_RDMAP("Terminates sent, RDMAP layer"),
+    TERMINATES_SENT_DDP("Terminates sent, DDP layer"),
+    TERMINATES_SENT_MPA("Terminates sent, LLP/MPA layer"),
     TERMINATES_RECEIVED("Terminates received"),
+    TERMINATES_RECEIVED_RDMAP("Terminates received, RDMAP layer"),
+    TERMINATES_RECEIVED_DDP("Terminates received, DDP layer"),
+    TERMINATES_RECEIVED_MPA("Terminates received, LLP/MPA layer"),
     MPA_REJECTS("MPA rejects"),
     CONNECTIONS("connections established"),
     CONNECT_FAILURES("connection attempts failed"),

@@ -3,6 +3,7 @@ package io.jndk.provider;
 import io.jndk.api.NdkCounter;
 import io.jndk.api.NdkOpFlags;
 import io.jndk.api.NtStatus;
+import io.jndk.provider.events.RegistrationEvent;
 
 /**
  * The local initiator operations (bind, fast-register, invalidate), executed in queue order by whichever
@@ -46,22 +47,26 @@ final class LocalOps {
                 | (NdkOpFlags.remoteWrite(w.flags) ? TokenTable.RIGHT_REMOTE_WRITE : 0);
         mr.entry.binding = new TokenTable.Binding(w.newKey, w.va, w.length, rights, PageMap.region(pages, w.fbo, w.length));
         qp.adapter.count(NdkCounter.FAST_REGISTERS);
+        RegistrationEvent.emit(RegistrationEvent.FAST_REGISTER, w.length, mr.getRemoteToken());
         return NtStatus.STATUS_SUCCESS;
     }
 
     static int invalidate(SoftQp qp, WorkRequest w) {
+        int token = 0;
         if (w.target instanceof SoftMw mw) {
             if (mw.entry.binding == null) {
                 return NtStatus.STATUS_INVALID_DEVICE_REQUEST;
             }
+            token = mw.getRemoteToken();
             mw.unbind();
         } else if (w.target instanceof SoftMr mr) {
             if (mr.entry.binding == null) {
                 return NtStatus.STATUS_INVALID_DEVICE_REQUEST;
             }
+            token = mr.getRemoteToken();
             mr.entry.binding = null;
         }
-        qp.adapter.count(NdkCounter.INVALIDATIONS);
+        invalidated(qp, token);
         return NtStatus.STATUS_SUCCESS;
     }
 
@@ -81,7 +86,7 @@ final class LocalOps {
         } else {
             e.binding = null;
         }
-        qp.adapter.count(NdkCounter.INVALIDATIONS);
+        invalidated(qp, token);
         return 0;
     }
 
@@ -91,9 +96,15 @@ final class LocalOps {
             TokenTable.Entry e = qp.adapter.tokens().lookup(w.token[0]);
             if (e != null && e.pd == qp.pd && e.kind == TokenTable.KIND_FRMR) {
                 e.binding = null;
-                qp.adapter.count(NdkCounter.INVALIDATIONS);
+                invalidated(qp, w.token[0]);
             }
         }
+    }
+
+    /** Counts an invalidation and records its {@link RegistrationEvent}. */
+    private static void invalidated(SoftQp qp, int token) {
+        qp.adapter.count(NdkCounter.INVALIDATIONS);
+        RegistrationEvent.emit(RegistrationEvent.INVALIDATE, -1, token);
     }
 
     static int ddpTagged(int r) {

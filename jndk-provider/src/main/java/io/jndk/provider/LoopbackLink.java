@@ -360,10 +360,10 @@ final class LoopbackLink implements Link {
         }
         up = false;
         SoftQp other = peer(detector);
-        detector.state = SoftQp.State.ERROR;
-        other.state = SoftQp.State.ERROR;
-        detector.adapter.count(NdkCounter.TERMINATES_SENT);
-        other.adapter.count(NdkCounter.TERMINATES_RECEIVED);
+        detector.toError("Terminate sent");
+        other.toError("Terminate received");
+        detector.adapter.terminate(true, term, detector);
+        other.adapter.terminate(false, term, other);
         detector.adapter.dispatcher().run(() -> {
             detector.flushAll();
             SoftConnector c = detector.connector;
@@ -388,7 +388,7 @@ final class LoopbackLink implements Link {
         }
         up = false;
         SoftQp other = peer(from);
-        other.state = SoftQp.State.ERROR;
+        other.toError("connection reset");
         from.flushAll();
         other.adapter.dispatcher().run(() -> {
             other.flushAll();

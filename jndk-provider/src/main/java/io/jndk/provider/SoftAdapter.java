@@ -24,11 +24,16 @@ import io.jndk.api.NdkVersion;
 import io.jndk.api.NtStatus;
 import io.jndk.api.Ref;
 import io.jndk.api.RequestCompletion;
+import io.jndk.provider.events.TerminateEvent;
+import io.jndk.provider.spi.WireCounters;
 import java.lang.foreign.MemorySegment;
 import java.lang.reflect.RecordComponent;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -52,11 +57,15 @@ public final class SoftAdapter implements NdkAdapter {
     private final TokenTable tokens;
     private final PageMap pageMap;
     private final AtomicLongArray counters = new AtomicLongArray(NdkCounter.values().length);
+    /** Data-path counters of connections not yet retired (guarded by itself). */
+    private final List<WireCounters> wireCounters = new ArrayList<>();
     private final AtomicInteger liveObjects = new AtomicInteger();
     private final Map<NdkObjectType, AtomicInteger> perType = new EnumMap<>(NdkObjectType.class);
     private final Map<String, String> options;
     private final int id = IDS.incrementAndGet();
     private volatile boolean closed;
+    /** This adapter's MBean (option {@code mbean=false}: none). */
+    private final AdapterBean bean;
 
     private final io.jndk.provider.spi.WireTransport wire;
 
@@ -74,6 +83,7 @@ public final class SoftAdapter implements NdkAdapter {
         for (NdkObjectType t : NdkObjectType.values()) {
             perType.put(t, new AtomicInteger());
         }
+        this.bean = "false".equals(p.option("mbean", "true")) ? null : AdapterBean.register(this, transport.name() + "-" + id);
     }
 
     static NdkAdapterInfo defaultInfo(NdkVersion v) {
@@ -161,6 +171,56 @@ public final class SoftAdapter implements NdkAdapter {
 
     void count(NdkCounter c, long n) {
         counters.addAndGet(c.ordinal(), n);
+    }
+
+    /**
+     * Counts a Terminate sent or received (the total and its layer's counter; a received Terminate with no
+     * decodable layer, {@code term == 0}, only the total) and records a {@link TerminateEvent}.
+     */
+    void terminate(boolean sent, int term, SoftQp qp) {
+        count(sent ? NdkCounter.TERMINATES_SENT : NdkCounter.TERMINATES_RECEIVED);
+        if (term == 0) {
+            return;
+        }
+        int layer = Term.layer(term);
+        NdkCounter c = switch (layer) {
+            case Term.LAYER_RDMAP -> sent ? NdkCounter.TERMINATES_SENT_RDMAP : NdkCounter.TERMINATES_RECEIVED_RDMAP;
+            case Term.LAYER_DDP -> sent ? NdkCounter.TERMINATES_SENT_DDP : NdkCounter.TERMINATES_RECEIVED_DDP;
+            default -> sent ? NdkCounter.TERMINATES_SENT_MPA : NdkCounter.TERMINATES_RECEIVED_MPA;
+        };
+        count(c);
+        TerminateEvent.emit(sent, layer == Term.LAYER_RDMAP ? "RDMAP" : layer == Term.LAYER_DDP ? "DDP" : "LLP",
+                Term.etype(term), Term.code(term), qp);
+    }
+
+    /** Adds a connection's data-path counters to this adapter's (until the connection retires them). */
+    void track(WireCounters c) {
+        synchronized (wireCounters) {
+            sweepRetired(null);
+            wireCounters.add(c);
+        }
+    }
+
+    /**
+     * Under the list's lock: folds the final values of retired connections into the counters and drops them;
+     * adds the live connections' current values into {@code snapshot} (when not null).
+     */
+    private void sweepRetired(long[] snapshot) {
+        for (Iterator<WireCounters> it = wireCounters.iterator(); it.hasNext(); ) {
+            WireCounters c = it.next();
+            boolean retired = c.retired();
+            long out = c.fpdusOut(), in = c.fpdusIn(), crc = c.crcErrors();
+            if (retired) {
+                count(NdkCounter.FPDUS_OUT, out);
+                count(NdkCounter.FPDUS_IN, in);
+                count(NdkCounter.CRC_ERRORS, crc);
+                it.remove();
+            } else if (snapshot != null) {
+                snapshot[NdkCounter.FPDUS_OUT.ordinal()] += out;
+                snapshot[NdkCounter.FPDUS_IN.ordinal()] += in;
+                snapshot[NdkCounter.CRC_ERRORS.ordinal()] += crc;
+            }
+        }
     }
 
     /** Reserves a slot for a new object of {@code type}; false when the per-adapter limit is reached. */
@@ -422,10 +482,18 @@ public final class SoftAdapter implements NdkAdapter {
     @Override
     public NdkCounters counters() {
         long[] v = new long[counters.length()];
-        for (int i = 0; i < v.length; i++) {
-            v[i] = counters.get(i);
+        synchronized (wireCounters) {
+            sweepRetired(v);
+            for (int i = 0; i < v.length; i++) {
+                v[i] += counters.get(i);
+            }
         }
         return new NdkCounters(v);
+    }
+
+    /** This adapter's MBean name, or null when it has none. */
+    public javax.management.ObjectName mbeanName() {
+        return bean == null ? null : bean.name();
     }
 
     /** Number of objects created under this adapter and not yet closed. */
@@ -455,6 +523,9 @@ public final class SoftAdapter implements NdkAdapter {
         }
         dispatcher.awaitQuiet(10_000);
         closed = true;
+        if (bean != null) {
+            bean.unregister();
+        }
         transport.adapterClosed(this);
         if (wire != null) {
             wire.shutdown();

@@ -1,6 +1,7 @@
 package io.jndk.provider;
 
 import io.jndk.api.DisconnectEventCallback;
+import io.jndk.api.DisconnectReason;
 import io.jndk.api.DisconnectEventCallbackEx;
 import io.jndk.api.IntRef;
 import io.jndk.api.NdkConnector;
@@ -16,6 +17,7 @@ import java.net.Inet4Address;
 import java.net.InetSocketAddress;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import io.jndk.provider.events.ConnectionStateEvent;
 import io.jndk.provider.spi.ActiveHandler;
 import io.jndk.provider.spi.ConnectRequest;
 import io.jndk.provider.spi.IncomingRequest;
@@ -202,6 +204,7 @@ final class SoftConnector extends SoftObject implements NdkConnector {
             local = bound;
             remote = dst;
             target = null;
+            event(ConnectionStateEvent.REQUESTED, null);
             if (adapter.wire() == null) {
                 // in-JVM: the listener must exist and take the request now
                 target = t.findListener(dst);
@@ -210,6 +213,7 @@ final class SoftConnector extends SoftObject implements NdkConnector {
                             : NtStatus.STATUS_CONNECTION_REFUSED;
                     releaseEndpoint();
                     adapter.count(NdkCounter.CONNECT_FAILURES);
+                    event(ConnectionStateEvent.FAILED, NtStatus.name(st));
                     return adapter.completeRequest(st, rc, ctx);
                 }
                 if (!target.adapter.reserve(NdkObjectType.CONNECTOR)) {
@@ -330,6 +334,7 @@ final class SoftConnector extends SoftObject implements NdkConnector {
     /** Joins the QP to an established wire connection (under this). */
     private SoftQp joinWire(WireConnection c) {
         WireLink l = new WireLink(c);
+        adapter.track(c.counters());
         link = l;
         wireConn = c;
         state = State.CONNECTED;
@@ -364,12 +369,23 @@ final class SoftConnector extends SoftObject implements NdkConnector {
 
     /** Under this: a failed attempt leaves connector and QP reusable ({@code next} IDLE) or only closable. */
     private void failActive(State next) {
+        failActive(next, next == State.REJECTED ? ConnectionStateEvent.REJECTED : ConnectionStateEvent.FAILED);
+    }
+
+    /** As {@link #failActive(State)}, recording {@code event} (a {@link ConnectionStateEvent} state). */
+    private void failActive(State next, String event) {
         state = next;
         peer = null;
         detachQp();
         releaseEndpoint();
         cancelTimer();
         adapter.count(NdkCounter.CONNECT_FAILURES);
+        event(event, null);
+    }
+
+    /** Records a {@link ConnectionStateEvent} for this connector's addresses. */
+    private void event(String state, String detail) {
+        ConnectionStateEvent.emit(state, adapter.transport(), local, remote, detail);
     }
 
     private void releaseEndpoint() {
@@ -407,7 +423,7 @@ final class SoftConnector extends SoftObject implements NdkConnector {
                 return;
             }
             peerPrivateData = pd;
-            failActive(State.IDLE);
+            failActive(State.IDLE, ConnectionStateEvent.REJECTED);
         }
         adapter.count(NdkCounter.MPA_REJECTS);
         completeParked(NtStatus.STATUS_CONNECTION_REFUSED);
@@ -472,6 +488,7 @@ final class SoftConnector extends SoftObject implements NdkConnector {
                 WireConnection c = wireConn;
                 SoftQp q = joinWire(c);
                 adapter.count(NdkCounter.CONNECTIONS);
+                event(ConnectionStateEvent.ESTABLISHED, null);
                 c.start(new WirePort(q));
                 return adapter.completeRequest(NtStatus.STATUS_SUCCESS, rc, ctx);
             }
@@ -526,6 +543,8 @@ final class SoftConnector extends SoftObject implements NdkConnector {
         }
         adapter.count(NdkCounter.CONNECTIONS);
         active.adapter.count(NdkCounter.CONNECTIONS);
+        event(ConnectionStateEvent.ESTABLISHED, null);
+        active.event(ConnectionStateEvent.ESTABLISHED, null);
         completeParked(NtStatus.STATUS_SUCCESS);
         return true;
     }
@@ -639,6 +658,7 @@ final class SoftConnector extends SoftObject implements NdkConnector {
                     joinWire(c);
                 }
                 adapter.count(NdkCounter.CONNECTIONS);
+                event(ConnectionStateEvent.ESTABLISHED, null);
                 completeParked(NtStatus.STATUS_SUCCESS);
             }
 
@@ -807,6 +827,7 @@ final class SoftConnector extends SoftObject implements NdkConnector {
                 return;
             }
             disconnectIndicated = true;
+            event(ConnectionStateEvent.DISCONNECTED, DisconnectReason.name(reason));
             cb = disconnectCb;
             cbx = disconnectCbEx;
             ctx = disconnectCtx;

@@ -7,6 +7,7 @@ import io.jndk.api.NdkMrFlags;
 import io.jndk.api.NdkObjectType;
 import io.jndk.api.NtStatus;
 import io.jndk.api.RequestCompletion;
+import io.jndk.provider.events.RegistrationEvent;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -62,6 +63,7 @@ final class SoftMr extends SoftObject implements NdkMr {
             registered = true;
         }
         adapter.count(NdkCounter.REGISTRATIONS);
+        RegistrationEvent.emit(RegistrationEvent.REGISTER, length, getRemoteToken());
         return adapter.completeRequest(NtStatus.STATUS_SUCCESS, rc, ctx);
     }
 
@@ -77,6 +79,7 @@ final class SoftMr extends SoftObject implements NdkMr {
             entry.binding = null;
             registered = false;
             adapter.unpin(registeredLength);
+            RegistrationEvent.emit(RegistrationEvent.DEREGISTER, registeredLength, getRemoteToken());
             registeredLength = 0;
         }
         return adapter.completeRequest(NtStatus.STATUS_SUCCESS, rc, ctx);

@@ -11,6 +11,7 @@ import io.jndk.api.NdkOperationType;
 import io.jndk.api.NdkQp;
 import io.jndk.api.NdkSge;
 import io.jndk.api.NtStatus;
+import io.jndk.provider.events.QpStateEvent;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -389,9 +390,18 @@ final class SoftQp extends SoftObject implements NdkQp {
         }
     }
 
-    private void overrun() {
+    /** Moves to ERROR; the first move records a {@link QpStateEvent} with {@code reason}. */
+    void toError(String reason) {
         State prev = state;
         state = State.ERROR;
+        if (prev != State.ERROR) {
+            QpStateEvent.emit(this, QpStateEvent.ERROR, reason);
+        }
+    }
+
+    private void overrun() {
+        State prev = state;
+        toError("completion queue overrun");
         Link l = link;
         if (l != null && prev != State.ERROR) {
             adapter.dispatcher().run(() -> l.abort(this, Term.LLP_LOCAL_CATASTROPHIC));
@@ -402,7 +412,7 @@ final class SoftQp extends SoftObject implements NdkQp {
     void flushAll() {
         int n = 0;
         synchronized (lock) {
-            state = State.ERROR;
+            toError("flushed");
             WorkRequest w;
             while ((w = sq.poll()) != null) {
                 if (w.op != 0) {
@@ -459,6 +469,7 @@ final class SoftQp extends SoftObject implements NdkQp {
             l.abort(this, Term.LLP_LOCAL_CATASTROPHIC);
         }
         flushAll();
+        QpStateEvent.emit(this, QpStateEvent.CLOSED, "closed");
     }
 
     @Override

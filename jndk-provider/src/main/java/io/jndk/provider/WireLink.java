@@ -29,6 +29,9 @@ final class WireLink implements Link {
 
     @Override
     public void abort(SoftQp from, int term) {
+        if (up && term != 0) {
+            from.adapter.terminate(true, term, from);
+        }
         up = false;
         connection.abort(term);
         from.flushAll();

@@ -80,7 +80,7 @@ final class WirePort implements QpPort {
     /** Under the QP lock: a local error completes the request, the QP goes to error, the rest flushes. */
     private void localFailure(WorkRequest w, int status) {
         finish(w, status, 0, 0);
-        qp.state = SoftQp.State.ERROR;
+        qp.toError("local error " + NtStatus.name(status));
         SoftConnector c = qp.connector;
         qp.adapter.dispatcher().run(() -> {
             qp.flushAll();
@@ -118,8 +118,8 @@ final class WirePort implements QpPort {
             if (w.wireState != 1) {
                 return;
             }
-            qp.adapter.count(NdkCounter.BYTES_OUT, r.length);
-            if (r.kind != WireRequest.READ) {
+            if (r.kind != WireRequest.READ) { // a Read's bytes count in when its response is placed
+                qp.adapter.count(NdkCounter.BYTES_OUT, r.length);
                 finish(w, NtStatus.STATUS_SUCCESS, 0, 0);
             }
         }
@@ -245,7 +245,7 @@ final class WirePort implements QpPort {
     @Override
     public void failed(int status, int term, boolean sent, int reason) {
         synchronized (qp.lock) {
-            qp.state = SoftQp.State.ERROR;
+            qp.toError(DisconnectReason.name(reason));
             int started = qp.sq.size() - qp.sqUnstarted;
             for (int i = 0; i < started; i++) {
                 WorkRequest w = qp.sq.peek(i);
@@ -255,8 +255,8 @@ final class WirePort implements QpPort {
                 }
             }
         }
-        if (term != 0) {
-            qp.adapter.count(sent ? NdkCounter.TERMINATES_SENT : NdkCounter.TERMINATES_RECEIVED);
+        if (term != 0 || reason == DisconnectReason.TERMINATE_RECEIVED) {
+            qp.adapter.terminate(sent, term, qp);
         }
         failReceive(NtStatus.STATUS_CANCELLED, 0);
         Link l = qp.link;

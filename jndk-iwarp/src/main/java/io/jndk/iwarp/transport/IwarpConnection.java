@@ -23,6 +23,7 @@ import io.jndk.provider.spi.BufferCursor;
 import io.jndk.provider.spi.PassiveHandler;
 import io.jndk.provider.spi.QpPort;
 import io.jndk.provider.spi.WireConnection;
+import io.jndk.provider.spi.WireCounters;
 import io.jndk.provider.spi.WireRequest;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -109,6 +110,7 @@ public final class IwarpConnection implements WireConnection {
     private final CountDownLatch closedLatch = new CountDownLatch(1);
     private final CountDownLatch threadsDone = new CountDownLatch(1);
     private Runnable onClose = () -> { };
+    private final WireCounters counters = new WireCounters();
 
     private static final int PASSIVE_PENDING = 0, PASSIVE_ESTABLISHED = 1, PASSIVE_FAILED = 2;
 
@@ -220,6 +222,7 @@ public final class IwarpConnection implements WireConnection {
             establishedLatch.countDown();
         }
         if (closed.get()) {
+            counters.retire();
             threadsDone.countDown();
             return;
         }
@@ -301,6 +304,11 @@ public final class IwarpConnection implements WireConnection {
     }
 
     @Override
+    public WireCounters counters() {
+        return counters;
+    }
+
+    @Override
     public InetSocketAddress local() {
         return local;
     }
@@ -354,6 +362,7 @@ public final class IwarpConnection implements WireConnection {
 
     private void threadExit() {
         if (liveThreads.decrementAndGet() == 0) {
+            counters.retire();
             closeChannel();
             threadsDone.countDown();
         }
@@ -523,6 +532,9 @@ public final class IwarpConnection implements WireConnection {
                 return;
             }
             draining = true;
+            if (error == FpduError.CRC_MISMATCH) {
+                counters.crcError();
+            }
             if (error == FpduError.STOPPED) {
                 return; // a listener callback recorded the failure already
             }
@@ -577,6 +589,7 @@ public final class IwarpConnection implements WireConnection {
 
         @Override
         public void onHeader(FpduHeaderView h) {
+            counters.fpduIn();
             if (holdOutput) {
                 holdOutput = false;
                 kick();
@@ -905,6 +918,7 @@ public final class IwarpConnection implements WireConnection {
                     while (frame.hasRemaining()) {
                         channel.write(frame);
                     }
+                    counters.fpduOut();
                     channel.shutdownOutput();
                     outputShut = true;
                 } catch (IOException | RuntimeException ignored) {
@@ -943,6 +957,7 @@ public final class IwarpConnection implements WireConnection {
             while (header.hasRemaining()) {
                 channel.write(header);
             }
+            counters.fpduOut();
         }
 
         private boolean sendReadResponse() throws IOException {
@@ -1023,6 +1038,7 @@ public final class IwarpConnection implements WireConnection {
             while (header.hasRemaining()) {
                 channel.write(header);
             }
+            counters.fpduOut();
             qp.sent(slot);
         }
 
@@ -1150,6 +1166,7 @@ public final class IwarpConnection implements WireConnection {
             while (remaining > 0) {
                 remaining -= channel.write(gather, 0, count);
             }
+            counters.fpduOut();
             for (int i = 0; i < count; i++) {
                 gather[i] = null;
             }

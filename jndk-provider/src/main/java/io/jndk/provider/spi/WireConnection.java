@@ -22,6 +22,9 @@ public interface WireConnection {
     /** Abortive close (TCP reset). */
     void reset();
 
+    /** This connection's data-path counters (FPDUs, CRC errors), summed into the adapter's counters. */
+    WireCounters counters();
+
     InetSocketAddress local();
 
     InetSocketAddress remote();

@@ -1,0 +1,70 @@
+package io.jndk.provider.spi;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * One connection's data-path counters. Each counter has a single writer (FPDUs out: the transmit thread; FPDUs
+ * in and CRC errors: the receive thread), so an increment is a plain read and an opaque write: no atomic
+ * instruction and no shared cache line between connections. The adapter sums the live connections into its
+ * snapshot and folds a connection's final values in once the connection is {@link #retire() retired}.
+ */
+public final class WireCounters {
+    private static final VarHandle FPDUS_OUT, FPDUS_IN, CRC_ERRORS;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            FPDUS_OUT = l.findVarHandle(WireCounters.class, "fpdusOut", long.class);
+            FPDUS_IN = l.findVarHandle(WireCounters.class, "fpdusIn", long.class);
+            CRC_ERRORS = l.findVarHandle(WireCounters.class, "crcErrors", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private long fpdusOut;
+    private long fpdusIn;
+    private long crcErrors;
+    private volatile boolean retired;
+
+    /** Transmit thread: one FPDU (a ready-to-receive frame and a Terminate included) went out. */
+    public void fpduOut() {
+        FPDUS_OUT.setOpaque(this, fpdusOut + 1);
+    }
+
+    /** Receive thread: one FPDU header was decoded. */
+    public void fpduIn() {
+        FPDUS_IN.setOpaque(this, fpdusIn + 1);
+    }
+
+    /** Receive thread: an FPDU failed its CRC check. */
+    public void crcError() {
+        CRC_ERRORS.setOpaque(this, crcErrors + 1);
+    }
+
+    /** Called once after the last increment (both threads ended): the values are final. */
+    public void retire() {
+        retired = true;
+    }
+
+    /** Whether the values are final (read before the values). */
+    public boolean retired() {
+        return retired;
+    }
+
+    /** FPDUs sent so far. */
+    public long fpdusOut() {
+        return (long) FPDUS_OUT.getOpaque(this);
+    }
+
+    /** FPDUs received so far. */
+    public long fpdusIn() {
+        return (long) FPDUS_IN.getOpaque(this);
+    }
+
+    /** CRC errors so far. */
+    public long crcErrors() {
+        return (long) CRC_ERRORS.getOpaque(this);
+    }
+}
