@@ -80,6 +80,11 @@ final class JndkProcess implements AutoCloseable {
         return process.exitValue();
     }
 
+    /** The process id. */
+    long pid() {
+        return process.pid();
+    }
+
     /** Everything the process printed so far (stderr lines marked). */
     String output() {
         return all.toString();
