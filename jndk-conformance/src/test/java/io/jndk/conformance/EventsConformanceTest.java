@@ -54,7 +54,7 @@ class EventsConformanceTest {
             r.start();
             try (World w = new World(mode)) {
                 World.Pair p = w.connect();
-                localB = p.address.toString();
+                localB = p.address.getAddress().getHostAddress() + ":" + p.address.getPort();
                 Buffer src = w.buffer(4096).fillRandom(3);
                 Buffer dst = w.buffer(4096);
                 NdkMr srcMr = w.registerAll(p.a.pd, src);

@@ -27,7 +27,8 @@ import picocli.CommandLine.Parameters;
  * {@code jndk stat}: the live counters of the jndk adapters in running JVMs on this host. Each JVM is reached
  * through the Attach API: its system properties tell whether it opened jndk adapters (property
  * {@value #MARKER}); only then is its local JMX agent started and the adapter MBeans
- * ({@value #PATTERN}) read. Exit status 0 (also when no adapter was found), 1 when a PID given cannot be read.
+ * ({@value #PATTERN}) read; the connection is kept for later samples (a JVM seen without adapters is not asked
+ * again). Exit status 0 (also when no adapter was found), 1 when a PID given cannot be read.
  */
 @Command(name = "stat", mixinStandardHelpOptions = true,
         description = {"Show the live counters of the jndk adapters in running processes.",
@@ -52,8 +53,9 @@ final class StatCommand implements Callable<Integer> {
     @Option(names = "--count", paramLabel = "N", description = "Number of samples (default: 1, or until interrupted with --interval).")
     Integer count;
 
-    /** One adapter's sample: its name, transport, address and counters by attribute name. */
-    record AdapterSample(String pid, String name, String transport, String address, Map<String, Long> counters) {
+    /** One adapter's sample: its name, transport, address, counters by attribute name, and when it was read. */
+    record AdapterSample(String pid, String name, String transport, String address, Map<String, Long> counters,
+            long nanos) {
         String key() {
             return pid + "/" + name;
         }
@@ -66,21 +68,37 @@ final class StatCommand implements Callable<Integer> {
             return 2;
         }
         int samples = count != null ? count : interval > 0 ? Integer.MAX_VALUE : 1;
+        try {
+            return sample(samples);
+        } finally {
+            for (JMXConnector c : connections.values()) {
+                try {
+                    if (c != null) {
+                        c.close();
+                    }
+                } catch (IOException ignored) {
+                    // the process is gone
+                }
+            }
+        }
+    }
+
+    /** JMX connections by process id, kept across samples; a process without jndk adapters maps to null. */
+    private final Map<String, JMXConnector> connections = new LinkedHashMap<>();
+
+    private int sample(int samples) throws InterruptedException {
         Map<String, AdapterSample> previous = new LinkedHashMap<>();
-        long last = 0;
         for (int i = 0; i < samples; i++) {
             if (i > 0) {
                 Thread.sleep((long) (interval * 1000));
             }
-            long start = System.nanoTime();
-            double seconds = (start - last) / 1e9;
-            last = start;
             List<AdapterSample> now = new ArrayList<>();
             List<String> problems = new ArrayList<>();
             for (String id : targets()) {
                 try {
                     now.addAll(read(id));
                 } catch (IOException | AttachNotSupportedException | JMException | RuntimeException e) {
+                    connections.remove(id);
                     problems.add("process " + id + ": " + e);
                 }
             }
@@ -88,7 +106,7 @@ final class StatCommand implements Callable<Integer> {
                 problems.forEach(p -> System.err.println("jndk stat: " + p));
                 return 1;
             }
-            System.out.println(json ? toJson(now, previous) : toText(now, i == 0 ? Map.of() : previous, seconds));
+            System.out.println(json ? toJson(now, previous) : toText(now, previous));
             System.out.flush();
             previous.clear();
             now.forEach(s -> previous.put(s.key(), s));
@@ -111,21 +129,30 @@ final class StatCommand implements Callable<Integer> {
         return out;
     }
 
-    /** The adapters of one JVM; none when it never opened a jndk adapter. */
-    static List<AdapterSample> read(String id) throws IOException, AttachNotSupportedException, JMException {
+    /** Attaches to {@code id}: its JMX connection, or null when it never opened a jndk adapter. */
+    private static JMXConnector connect(String id) throws IOException, AttachNotSupportedException {
         VirtualMachine vm = VirtualMachine.attach(id);
         String url;
         try {
             Properties props = vm.getSystemProperties();
             if (props.getProperty(MARKER) == null) {
-                return List.of();
+                return null;
             }
             url = vm.startLocalManagementAgent();
         } finally {
             vm.detach();
         }
+        return JMXConnectorFactory.connect(new JMXServiceURL(url));
+    }
+
+    /** The adapters of one JVM; none when it never opened a jndk adapter. */
+    private List<AdapterSample> read(String id) throws IOException, AttachNotSupportedException, JMException {
+        if (!connections.containsKey(id)) {
+            connections.put(id, connect(id));
+        }
+        JMXConnector c = connections.get(id);
         List<AdapterSample> out = new ArrayList<>();
-        try (JMXConnector c = JMXConnectorFactory.connect(new JMXServiceURL(url))) {
+        if (c != null) {
             MBeanServerConnection s = c.getMBeanServerConnection();
             for (ObjectName n : s.queryNames(new ObjectName(PATTERN), null)) {
                 MBeanAttributeInfo[] infos = s.getMBeanInfo(n).getAttributes();
@@ -142,21 +169,22 @@ final class StatCommand implements Callable<Integer> {
                         default -> counters.put(a.getName(), ((Number) a.getValue()).longValue());
                     }
                 }
-                out.add(new AdapterSample(id, n.getKeyProperty("name"), transport, address, counters));
+                out.add(new AdapterSample(id, n.getKeyProperty("name"), transport, address, counters, System.nanoTime()));
             }
         }
         out.sort((x, y) -> x.name().compareTo(y.name()));
         return out;
     }
 
-    /** The sample as text; with a previous sample, each counter's growth and its rate over {@code seconds}. */
-    private String toText(List<AdapterSample> now, Map<String, AdapterSample> previous, double seconds) {
+    /** The sample as text; with a previous sample, each counter's growth and its rate per second since then. */
+    private String toText(List<AdapterSample> now, Map<String, AdapterSample> previous) {
         if (now.isEmpty()) {
             return pid == null ? "no running jndk adapters found" : "no jndk adapters in process " + pid;
         }
         StringBuilder sb = new StringBuilder();
         for (AdapterSample s : now) {
             AdapterSample before = previous.get(s.key());
+            double seconds = before == null ? 0 : (s.nanos() - before.nanos()) / 1e9;
             sb.append(String.format("pid %s adapter %s (%s %s)%n", s.pid(), s.name(), s.transport(), s.address()));
             for (var e : s.counters().entrySet()) {
                 sb.append(String.format("  %-28s %16d", e.getKey().toLowerCase(Locale.ROOT), e.getValue()));
@@ -179,7 +207,7 @@ final class StatCommand implements Callable<Integer> {
             sb.append(i == 0 ? "" : ",").append("{\"pid\":").append(s.pid()).append(",\"name\":").append(Json.str(s.name()))
                     .append(",\"transport\":").append(Json.str(s.transport())).append(",\"address\":")
                     .append(Json.str(s.address())).append(",\"counters\":").append(object(s.counters(), null));
-            if (before != null && interval > 0) {
+            if (before != null) {
                 sb.append(",\"deltas\":").append(object(s.counters(), before.counters()));
             }
             sb.append('}');

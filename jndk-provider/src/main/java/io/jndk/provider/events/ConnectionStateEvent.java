@@ -49,10 +49,16 @@ public final class ConnectionStateEvent extends Event {
         if (e.shouldCommit()) {
             e.state = state;
             e.transport = transport;
-            e.localAddress = String.valueOf(local);
-            e.remoteAddress = String.valueOf(remote);
+            e.localAddress = text(local);
+            e.remoteAddress = text(remote);
             e.detail = detail;
             e.commit();
         }
+    }
+
+    /** {@code address:port} without a host name lookup; null when not known. */
+    private static String text(InetSocketAddress a) {
+        return a == null ? null : a.getAddress() == null ? a.getHostString() + ":" + a.getPort()
+                : a.getAddress().getHostAddress() + ":" + a.getPort();
     }
 }
