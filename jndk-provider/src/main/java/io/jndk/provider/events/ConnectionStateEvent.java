@@ -4,6 +4,7 @@ import java.net.InetSocketAddress;
 import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Event;
+import jdk.jfr.FlightRecorder;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
@@ -45,6 +46,9 @@ public final class ConnectionStateEvent extends Event {
     /** Records the event when a recording enables it. */
     public static void emit(String state, String transport, InetSocketAddress local, InetSocketAddress remote,
             String detail) {
+        if (!FlightRecorder.isInitialized()) {
+            return; // JFR never started in this JVM: not even the event object
+        }
         ConnectionStateEvent e = new ConnectionStateEvent();
         if (e.shouldCommit()) {
             e.state = state;

@@ -3,6 +3,7 @@ package io.jndk.provider.events;
 import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Event;
+import jdk.jfr.FlightRecorder;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
@@ -31,6 +32,9 @@ public final class QpStateEvent extends Event {
 
     /** Records the event when a recording enables it. */
     public static void emit(Object qp, String state, String reason) {
+        if (!FlightRecorder.isInitialized()) {
+            return; // JFR never started in this JVM: not even the event object
+        }
         QpStateEvent e = new QpStateEvent();
         if (e.shouldCommit()) {
             e.qp = Integer.toHexString(System.identityHashCode(qp));

@@ -4,6 +4,7 @@ import jdk.jfr.Category;
 import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
 import jdk.jfr.Event;
+import jdk.jfr.FlightRecorder;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
@@ -37,6 +38,9 @@ public final class RegistrationEvent extends Event {
 
     /** Records the event when a recording enables it; {@code length} is -1 when not known. */
     public static void emit(String operation, long length, int token) {
+        if (!FlightRecorder.isInitialized()) {
+            return; // JFR never started in this JVM: not even the event object
+        }
         RegistrationEvent e = new RegistrationEvent();
         if (e.shouldCommit()) {
             e.operation = operation;

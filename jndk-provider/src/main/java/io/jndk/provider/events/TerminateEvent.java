@@ -3,6 +3,7 @@ package io.jndk.provider.events;
 import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Event;
+import jdk.jfr.FlightRecorder;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
@@ -34,6 +35,9 @@ public final class TerminateEvent extends Event {
 
     /** Records the event when a recording enables it. */
     public static void emit(boolean sent, String layer, int errorType, int errorCode, Object qp) {
+        if (!FlightRecorder.isInitialized()) {
+            return; // JFR never started in this JVM: not even the event object
+        }
         TerminateEvent e = new TerminateEvent();
         if (e.shouldCommit()) {
             e.sent = sent;
