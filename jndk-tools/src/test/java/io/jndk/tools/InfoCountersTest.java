@@ -16,10 +16,7 @@ class InfoCountersTest {
     private static final Duration RUN = Duration.ofSeconds(60);
 
     private static String run(String... args) throws Exception {
-        try (JndkProcess p = JndkProcess.start(List.of(), args)) {
-            assertThat(p.await(RUN)).as("exit; output:%n%s", p.output()).isEqualTo(0);
-            return p.output();
-        }
+        return JndkProcess.run(RUN, args);
     }
 
     @Test

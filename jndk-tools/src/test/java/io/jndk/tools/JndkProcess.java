@@ -1,5 +1,7 @@
 package io.jndk.tools;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -39,6 +41,15 @@ final class JndkProcess implements AutoCloseable {
         cmd.add(Main.class.getName());
         cmd.addAll(List.of(args));
         return new JndkProcess(new ProcessBuilder(cmd).start());
+    }
+
+    /** Runs {@code jndk args...} to its end within {@code timeout}, asserts exit status 0, returns its output. */
+    static String run(Duration timeout, String... args) throws IOException, InterruptedException {
+        try (JndkProcess p = start(List.of(), args)) {
+            assertThat(p.await(timeout)).as("exit of jndk %s; output:%n%s",
+                    String.join(" ", args), p.output()).isEqualTo(0);
+            return p.output();
+        }
     }
 
     private void pump(InputStream in, boolean stdout) {

@@ -22,10 +22,7 @@ class StatTwoProcessTest {
     }
 
     private static String stat(String... args) throws Exception {
-        try (JndkProcess stat = JndkProcess.start(List.of(), args)) {
-            assertThat(stat.await(RUN)).as("stat exit; output:%n%s", stat.output()).isEqualTo(0);
-            return stat.output();
-        }
+        return JndkProcess.run(RUN, args);
     }
 
     @Test
