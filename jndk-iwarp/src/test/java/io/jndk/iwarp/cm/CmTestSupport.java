@@ -20,16 +20,16 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /** Shared helpers for the connection-setup tests: loopback addresses, raw peers, byte helpers. */
-final class CmTestSupport {
+public final class CmTestSupport {
 
     static final InetSocketAddress ANY_LOOPBACK = new InetSocketAddress("127.0.0.1", 0);
     /** A guard against hanging, never a synchronisation device: every wait has this upper bound. */
-    static final int GUARD_MS = 20_000;
+    public static final int GUARD_MS = 20_000;
 
     private CmTestSupport() {
     }
 
-    static byte[] hex(String text) {
+    public static byte[] hex(String text) {
         return HexFormat.of().parseHex(text.replaceAll("\\s+", ""));
     }
 
@@ -76,21 +76,21 @@ final class CmTestSupport {
         }
     }
 
-    static Socket rawClient(InetSocketAddress to) throws IOException {
+    public static Socket rawClient(InetSocketAddress to) throws IOException {
         Socket s = new Socket(to.getAddress(), to.getPort());
         s.setSoTimeout(GUARD_MS);
         s.setTcpNoDelay(true);
         return s;
     }
 
-    static byte[] readExactly(Socket s, int n) throws IOException {
+    public static byte[] readExactly(Socket s, int n) throws IOException {
         byte[] out = s.getInputStream().readNBytes(n);
         assertThat(out).as("octets before close").hasSize(n);
         return out;
     }
 
     /** Reads until the peer closes (EOF or reset); returns what arrived before. */
-    static byte[] readUntilClose(Socket s) throws IOException {
+    public static byte[] readUntilClose(Socket s) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         InputStream in = s.getInputStream();
         byte[] buf = new byte[1024];
