@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 
 /**
  * The passive side of MPA connection setup: a TCP listener (SO_REUSEADDR) whose accept loop runs on
@@ -54,6 +55,7 @@ public final class MpaListener implements AutoCloseable {
     private final InetSocketAddress localAddress;
     private final Duration requestTimeout;
     private final RequestHandler handler;
+    private final BooleanSupplier admit;
     private final Set<SocketChannel> inSetup = ConcurrentHashMap.newKeySet();
     private final Set<PendingMpaConnection> pending = ConcurrentHashMap.newKeySet();
     private final AtomicLong accepted = new AtomicLong();
@@ -62,11 +64,13 @@ public final class MpaListener implements AutoCloseable {
     private final AtomicLong handed = new AtomicLong();
     private volatile boolean open = true;
 
-    private MpaListener(ServerSocketChannel server, Duration requestTimeout, RequestHandler handler) throws IOException {
+    private MpaListener(ServerSocketChannel server, Duration requestTimeout, RequestHandler handler,
+                        BooleanSupplier admit) throws IOException {
         this.server = server;
         this.localAddress = (InetSocketAddress) server.getLocalAddress();
         this.requestTimeout = requestTimeout;
         this.handler = handler;
+        this.admit = admit;
     }
 
     /**
@@ -90,6 +94,24 @@ public final class MpaListener implements AutoCloseable {
      * @return the listener or the failure ({@link MpaFailure#ADDRESS_IN_USE}, {@link MpaFailure#INVALID_ADDRESS})
      */
     public static MpaListenResult open(InetSocketAddress local, int backlog, Duration requestTimeout, RequestHandler handler) {
+        return open(local, backlog, requestTimeout, handler, () -> true);
+    }
+
+    /**
+     * Opens a listener whose accepted TCP connections are first offered to {@code admit}: when it answers false
+     * (a connection limit is reached) the connection is closed at once, before anything is read, and counted as
+     * dropped.
+     *
+     * @param local address to bind; port 0 picks an ephemeral port
+     * @param backlog TCP backlog, positive
+     * @param requestTimeout wait for the complete MPA Request, positive
+     * @param handler receives valid Requests
+     * @param admit asked once per accepted TCP connection, on the accept thread
+     * @return the listener or the failure ({@link MpaFailure#ADDRESS_IN_USE}, {@link MpaFailure#INVALID_ADDRESS})
+     */
+    public static MpaListenResult open(InetSocketAddress local, int backlog, Duration requestTimeout, RequestHandler handler,
+                                       BooleanSupplier admit) {
+        Objects.requireNonNull(admit, "admit");
         Objects.requireNonNull(local, "local");
         Objects.requireNonNull(requestTimeout, "requestTimeout");
         Objects.requireNonNull(handler, "handler");
@@ -105,7 +127,7 @@ public final class MpaListener implements AutoCloseable {
                 ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET);
             server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             server.bind(local, backlog);
-            MpaListener listener = new MpaListener(server, requestTimeout, handler);
+            MpaListener listener = new MpaListener(server, requestTimeout, handler, admit);
             Thread.ofVirtual().name("mpa-listen-" + listener.localAddress.getPort()).start(listener::acceptLoop);
             return new MpaListenResult.Listening(listener);
         } catch (UnresolvedAddressException | UnsupportedAddressTypeException e) {
@@ -145,6 +167,11 @@ public final class MpaListener implements AutoCloseable {
     /** @return valid Requests handed to the handler */
     public long requestsHandled() {
         return handed.get();
+    }
+
+    /** @return TCP connections still reading their MPA Request */
+    public int inSetupCount() {
+        return inSetup.size();
     }
 
     /** @return connections handed to the handler and not yet answered */
@@ -190,6 +217,11 @@ public final class MpaListener implements AutoCloseable {
                 continue;
             }
             accepted.incrementAndGet();
+            if (!admit.getAsBoolean()) {
+                dropped.incrementAndGet();
+                MpaIo.closeQuietly(channel);
+                continue;
+            }
             inSetup.add(channel);
             if (!open) {
                 inSetup.remove(channel);

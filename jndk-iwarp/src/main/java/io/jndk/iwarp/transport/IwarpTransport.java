@@ -30,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The iWARP {@link WireTransport} of one adapter: MPA connection setup ({@link MpaListener},
@@ -45,6 +46,10 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>{@code mpa.timeout.ms}: wait for the MPA Request (listener) and, when the connect request gives no
  *       bound, for the MPA Reply;</li>
  *   <li>{@code accept.timeout.ms} (default 60 000): wait after the Reply for the initiator's first FPDU;</li>
+ *   <li>{@code limit.connections} (default unlimited): TCP connections this adapter holds at once, counting
+ *       incoming ones still in MPA setup or waiting for the consumer's answer, connects in progress and
+ *       established connections. Beyond it an incoming TCP connection is closed before anything is read, and a
+ *       connect fails with {@code STATUS_INSUFFICIENT_RESOURCES} before it opens a socket;</li>
  *   <li>{@code pcap}: a capture file (classic pcap, see {@link PcapWriter}) of every connection of this adapter:
  *       a synthetic TCP handshake, the MPA Request and Reply, the RTR, every FPDU (Terminates included) in
  *       both directions, and the FINs, so that a dissector can follow each stream from its start. The file
@@ -83,6 +88,8 @@ public final class IwarpTransport implements WireTransport {
     private final Map<List<InetSocketAddress>, Boolean> captured = new ConcurrentHashMap<>();
     private final Map<InetSocketAddress, MpaListener> listeners = new ConcurrentHashMap<>();
     private final Set<IwarpConnection> connections = ConcurrentHashMap.newKeySet();
+    private final int maxConnections;
+    private final AtomicInteger connecting = new AtomicInteger();
     private volatile boolean shut;
 
     /**
@@ -98,6 +105,7 @@ public final class IwarpTransport implements WireTransport {
         this.mpaTimeout = t == null ? null : Duration.ofMillis(Math.max(1, Long.parseLong(t.trim())));
         this.acceptTimeoutMillis = Math.max(1, Long.parseLong(
             o.getOrDefault("accept.timeout.ms", Long.toString(DEFAULT_ACCEPT_TIMEOUT_MS)).trim()));
+        this.maxConnections = Integer.parseInt(o.getOrDefault("limit.connections", "2147483647").trim());
         String p = o.get("pcap");
         long pcapLimit = Math.max(PcapWriter.FILE_HEADER_LENGTH, Long.parseLong(
             o.getOrDefault("pcap.max.bytes", Long.toString(DEFAULT_PCAP_MAX_BYTES)).trim()));
@@ -154,6 +162,22 @@ public final class IwarpTransport implements WireTransport {
         return connections.size();
     }
 
+    /**
+     * @return TCP connections held: incoming ones in MPA setup or pending an answer, connects in progress and
+     *     open connections (what {@code limit.connections} bounds)
+     */
+    public int heldConnections() {
+        int n = connections.size() + connecting.get();
+        for (MpaListener l : listeners.values()) {
+            n += l.inSetupCount() + l.pendingCount();
+        }
+        return n;
+    }
+
+    private boolean belowLimit() {
+        return heldConnections() < maxConnections;
+    }
+
     @Override
     public int listen(InetSocketAddress address, ListenHandler handler) {
         if (shut) {
@@ -161,7 +185,7 @@ public final class IwarpTransport implements WireTransport {
         }
         Duration requestTimeout = mpaTimeout == null ? MpaListener.DEFAULT_REQUEST_TIMEOUT : mpaTimeout;
         MpaListenResult r = MpaListener.open(address, MpaListener.DEFAULT_BACKLOG, requestTimeout,
-            (request, pending) -> handler.onRequest(new Incoming(request, pending)));
+            (request, pending) -> handler.onRequest(new Incoming(request, pending)), this::belowLimit);
         return switch (r) {
             case MpaListenResult.Listening l -> {
                 MpaListener previous = listeners.put(address, l.listener());
@@ -196,8 +220,18 @@ public final class IwarpTransport implements WireTransport {
     @Override
     public void connect(InetSocketAddress source, InetSocketAddress destination, boolean reuseAddress,
                         ConnectRequest request, ActiveHandler handler) {
-        Thread.ofVirtual().name("iwarp-connect").start(() -> runConnect(source, destination, reuseAddress, request,
-            handler));
+        if (!belowLimit()) {
+            Thread.ofVirtual().name("iwarp-connect").start(() -> handler.onFailed(NtStatus.STATUS_INSUFFICIENT_RESOURCES));
+            return;
+        }
+        connecting.incrementAndGet();
+        Thread.ofVirtual().name("iwarp-connect").start(() -> {
+            try {
+                runConnect(source, destination, reuseAddress, request, handler);
+            } finally {
+                connecting.decrementAndGet();
+            }
+        });
     }
 
     private void runConnect(InetSocketAddress source, InetSocketAddress destination, boolean reuseAddress,
