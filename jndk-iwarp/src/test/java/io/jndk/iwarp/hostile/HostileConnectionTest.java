@@ -50,7 +50,7 @@ class HostileConnectionTest {
     @AfterEach
     void close() throws Exception {
         try {
-            servesAValidConnection();
+            kit.servesAValidConnection();
         } finally {
             kit.close();
         }
@@ -303,7 +303,7 @@ class HostileConnectionTest {
 
     @Test
     void sendWithAWrongMessageOffsetInItsSecondSegment() throws Exception {
-        Outcome o = attack(false, 1, p -> concat(p.send(0, 1, 0, false, PAYLOAD), p.send(0, 1, 4, true, PAYLOAD)),
+        Outcome o = attack(false, 1, p -> RawPeer.concat(p.send(0, 1, 0, false, PAYLOAD), p.send(0, 1, 4, true, PAYLOAD)),
             TerminateCode.DDP_UNTAGGED_INVALID_MO);
         allCancelled(o);
     }
@@ -363,7 +363,7 @@ class HostileConnectionTest {
         Outcome o = attack(false, 1, p -> {
             byte[] all = new byte[0];
             for (int i = 1; i <= RECEIVES + 1; i++) {
-                all = concat(all, p.send(i, PAYLOAD));
+                all = RawPeer.concat(all, p.send(i, PAYLOAD));
             }
             return all;
         }, TerminateCode.DDP_UNTAGGED_NO_BUFFER);
@@ -389,7 +389,7 @@ class HostileConnectionTest {
         Outcome o = attack(true, 1, p -> {
             byte[] f = p.send(1, PAYLOAD);
             f[1] += 8; // 8 octets more than the Send has: the next frame's first octets become its payload
-            return concat(f, p.send(2, PAYLOAD));
+            return RawPeer.concat(f, p.send(2, PAYLOAD));
         }, TerminateCode.LLP_CRC_ERROR);
         allCancelled(o);
     }
@@ -437,36 +437,4 @@ class HostileConnectionTest {
     }
 
     // ---- the connection after the attack ----------------------------------------------------------------
-
-    /** A fresh connection to the same listener moves data: a Send lands in a receive, a Write in {@code rw}. */
-    private void servesAValidConnection() throws Exception {
-        kit.rw.refill();
-        kit.receives.refill();
-        established = kit.prepare(1);
-        byte[] text = "valid after hostile".getBytes(StandardCharsets.US_ASCII);
-        try (RawPeer p = RawPeer.establish(kit.address, false, 1)) {
-            assertThat(NtStatus.name(HostileKit.join(established.accepted))).as("accept").isEqualTo("STATUS_SUCCESS");
-            p.write(concat(p.rdmaWrite(kit.rw.token(), kit.rw.base() + 8, PAYLOAD), p.send(1, text)));
-            NdkResultEx r = kit.receiveCompletions(1).get(0);
-            assertThat(NtStatus.name(r.status)).isEqualTo("STATUS_SUCCESS");
-            assertThat(r.bytesTransferred).isEqualTo(text.length);
-            assertThat(kit.receives.inner().asSlice(0, text.length).toArray(ValueLayout.JAVA_BYTE)).isEqualTo(text);
-            assertThat(kit.rw.inner().asSlice(8, PAYLOAD.length).toArray(ValueLayout.JAVA_BYTE)).isEqualTo(PAYLOAD);
-            assertThat(Leaks.jndkThreads()).as("the thread count sees the connection's virtual threads")
-                .anyMatch(n -> n.startsWith("iwarp-"));
-            assertThat(Leaks.sockets()).as("the socket count sees the connection").isGreaterThanOrEqualTo(2);
-            // a graceful close: the consumer hears of it and closes its side, then jndk's socket closes
-            p.socket.shutdownOutput();
-            established.disconnected.get(WAIT_NANOS, TimeUnit.NANOSECONDS);
-            kit.finish(established);
-            assertThat(CmTestSupport.readUntilClose(p.socket)).isEmpty();
-        }
-        kit.assertGuardsIntact();
-    }
-
-    static byte[] concat(byte[] a, byte[] b) {
-        byte[] out = Arrays.copyOf(a, a.length + b.length);
-        System.arraycopy(b, 0, out, a.length, b.length);
-        return out;
-    }
 }

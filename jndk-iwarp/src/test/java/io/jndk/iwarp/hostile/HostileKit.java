@@ -22,11 +22,13 @@ import io.jndk.api.NdkSge;
 import io.jndk.api.NtStatus;
 import io.jndk.api.Ref;
 import io.jndk.api.RequestCompletion;
+import io.jndk.iwarp.cm.CmTestSupport;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
@@ -34,18 +36,24 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 
 /**
  * The jndk side of the hostile-peer tests: an adapter opened through the public API over the iwarp transport, with
  * short MPA timeouts, a PD with registered memory surrounded by guard octets, a second PD with a region of its own,
  * and a listener that accepts every request into the QP prepared by {@link #prepare} (and closes the connector of any
  * request nobody prepared for). {@link #close()} closes every object, then the adapter, and checks that sockets and
- * jndk threads are back to where they were before the adapter was opened ({@link Leaks}).
+ * jndk threads are back to where they were before the adapter was opened ({@link Leaks}) and that no exception
+ * escaped a thread or was logged as a warning under {@code io.jndk} meanwhile.
  */
 final class HostileKit implements AutoCloseable {
 
@@ -110,6 +118,27 @@ final class HostileKit implements AutoCloseable {
     }
 
     final Leaks.Snapshot baseline = Leaks.snapshot();
+    /** Exceptions that escaped a thread, and warnings with a runtime exception logged under {@code io.jndk}. */
+    private final List<Throwable> escaped = new CopyOnWriteArrayList<>();
+    private final Thread.UncaughtExceptionHandler previousHandler = Thread.getDefaultUncaughtExceptionHandler();
+    private final Logger jndkLog = Logger.getLogger("io.jndk");
+    private final Handler logWatch = new Handler() {
+        @Override
+        public void publish(LogRecord r) {
+            if (r.getLevel().intValue() >= Level.WARNING.intValue()
+                && (r.getThrown() instanceof RuntimeException || r.getThrown() instanceof Error)) {
+                escaped.add(new AssertionError("logged by " + r.getLoggerName() + ": " + r.getMessage(), r.getThrown()));
+            }
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+        }
+    };
     private final Deque<NdkClosable> objects = new ConcurrentLinkedDeque<>();
     private final Arena arena = Arena.ofShared();
     private final List<Guarded> guarded = new ArrayList<>();
@@ -140,6 +169,8 @@ final class HostileKit implements AutoCloseable {
         options.put("mpa.timeout.ms", Long.toString(MPA_TIMEOUT_MS));
         options.put("accept.timeout.ms", "3000");
         options.putAll(extra);
+        Thread.setDefaultUncaughtExceptionHandler((th, e) -> escaped.add(new AssertionError("uncaught in " + th, e)));
+        jndkLog.addHandler(logWatch);
         adapter = Ndk.open(NdkOpenParameters.of("iwarp", InetAddress.getLoopbackAddress()).withOptions(options));
         try {
             pd = create(r -> adapter.createPd(null, null, r));
@@ -205,6 +236,38 @@ final class HostileKit implements AutoCloseable {
         Accepting a = new Accepting(qp, ird);
         next = a;
         return a;
+    }
+
+    /**
+     * A fresh valid connection to the listener moves data (a Write lands in {@link #rw}, a Send in a receive) and
+     * closes gracefully; the leak counters see its socket and threads while it is open.
+     */
+    void servesAValidConnection() throws Exception {
+        rw.refill();
+        receives.refill();
+        Accepting established = prepare(1);
+        byte[] text = "valid after hostile".getBytes(StandardCharsets.US_ASCII);
+        try (RawPeer p = RawPeer.establish(address, false, 1)) {
+            assertThat(NtStatus.name(join(established.accepted))).as("accept").isEqualTo("STATUS_SUCCESS");
+            byte[] written = "written!".getBytes(StandardCharsets.US_ASCII);
+            p.write(RawPeer.concat(p.rdmaWrite(rw.token(), rw.base() + 8, written), p.send(1, text)));
+            NdkResultEx r = receiveCompletions(1).get(0);
+            assertThat(NtStatus.name(r.status)).isEqualTo("STATUS_SUCCESS");
+            assertThat(r.bytesTransferred).isEqualTo(text.length);
+            assertThat(receives.inner().asSlice(0, text.length).toArray(ValueLayout.JAVA_BYTE)).isEqualTo(text);
+            assertThat(rw.inner().asSlice(8, written.length).toArray(ValueLayout.JAVA_BYTE)).isEqualTo(written);
+            assertThat(Leaks.jndkThreads()).as("the thread count sees the connection's virtual threads")
+                .anyMatch(n -> n.startsWith("iwarp-"));
+            assertThat(Leaks.sockets()).as("the socket count sees the connection").isGreaterThanOrEqualTo(2);
+            // a graceful close: the consumer hears of it and closes its side, then jndk's socket closes
+            p.socket.shutdownOutput();
+            established.disconnected.get(WAIT_NANOS, TimeUnit.NANOSECONDS);
+            finish(established);
+            assertThat(CmTestSupport.readUntilClose(p.socket)).isEmpty();
+        }
+        assertThat(receiveCompletions(RECEIVES - 1)).as("the other receives, flushed by the QP's close")
+            .allMatch(r -> r.status == NtStatus.STATUS_CANCELLED);
+        assertGuardsIntact();
     }
 
     /** Closes the connector (if any) and the QP of a finished connection. */
@@ -285,8 +348,13 @@ final class HostileKit implements AutoCloseable {
             assertGuardsIntact();
         } finally {
             arena.close();
+            jndkLog.removeHandler(logWatch);
+            Thread.setDefaultUncaughtExceptionHandler(previousHandler);
         }
         Leaks.assertBackTo(baseline);
+        if (!escaped.isEmpty()) {
+            throw new AssertionError(escaped.size() + " exception(s) escaped jndk threads", escaped.get(0));
+        }
     }
 
     interface RequestCall {
