@@ -71,6 +71,8 @@ class HostileConnectionTest {
     /** An established connection with the kit's QP (IRD 1), before anything hostile. */
     private HostileKit.Accepting established;
     private RawPeer peer;
+    /** The Terminate of the last {@link #attack}. */
+    private RawPeer.Terminate terminate;
 
     private void establish(boolean crc, int ord) throws Exception {
         established = kit.prepare(1);
@@ -100,6 +102,7 @@ class HostileConnectionTest {
         }
         assertThat(t.code()).as("Terminate %s", t).isEqualTo(expected);
         assertThat(t.ddpHeaderCopied()).as("D flag of %s", t).isEqualTo(headerCopied);
+        terminate = t;
         return consumerSide();
     }
 
@@ -258,6 +261,8 @@ class HostileConnectionTest {
         Outcome o = attack(false, 1, p -> p.readRequest(1, 8, 0x00FF_FF00, kit.rw.base()),
             TerminateCode.RDMAP_INVALID_STAG);
         allCancelled(o);
+        assertThat(terminate.rdmaHeaderCopied()).as("R: the Read Request header attached").isTrue();
+        assertThat(terminate.fpdu()).as("2 + 18 + 28 octets attached (IWARP.md 3.8)").hasSize(76);
     }
 
     @Test
