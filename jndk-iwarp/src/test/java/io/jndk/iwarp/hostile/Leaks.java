@@ -7,7 +7,9 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
@@ -45,7 +47,7 @@ final class Leaks {
      * descriptors are left out on purpose: NIO's deferred close parks descriptors on a socket pair of its own.
      */
     static List<String> tcpSockets() {
-        List<String> inodes = new ArrayList<>();
+        Set<String> inodes = new HashSet<>();
         try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
             for (Path fd : fds.toList()) {
                 try {
