@@ -220,11 +220,12 @@ public final class IwarpTransport implements WireTransport {
     @Override
     public void connect(InetSocketAddress source, InetSocketAddress destination, boolean reuseAddress,
                         ConnectRequest request, ActiveHandler handler) {
-        if (!belowLimit()) {
+        connecting.incrementAndGet(); // counted first, so that concurrent connects cannot all pass the check
+        if (heldConnections() > maxConnections) {
+            connecting.decrementAndGet();
             Thread.ofVirtual().name("iwarp-connect").start(() -> handler.onFailed(NtStatus.STATUS_INSUFFICIENT_RESOURCES));
             return;
         }
-        connecting.incrementAndGet();
         Thread.ofVirtual().name("iwarp-connect").start(() -> {
             try {
                 runConnect(source, destination, reuseAddress, request, handler);

@@ -257,6 +257,15 @@ class HostileConnectionTest {
     }
 
     @Test
+    void readRequestsBeyondANegotiatedInboundReadLimitOfOne() throws Exception {
+        int size = 32 << 20; // more than loopback socket buffers hold: the first response is still streaming
+        HostileKit.Guarded big = kit.register("big", kit.pd, size, HostileKit.ALL);
+        Outcome o = attack(false, 1, p -> RawPeer.concat(p.readRequest(1, size, big.token(), big.base()),
+            p.readRequest(2, 8, big.token(), big.base())), TerminateCode.RDMAP_CATASTROPHIC_STREAM);
+        allCancelled(o);
+    }
+
+    @Test
     void readRequestNamingAnUnknownSource() throws Exception {
         Outcome o = attack(false, 1, p -> p.readRequest(1, 8, 0x00FF_FF00, kit.rw.base()),
             TerminateCode.RDMAP_INVALID_STAG);

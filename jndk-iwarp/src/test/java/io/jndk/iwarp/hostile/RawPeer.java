@@ -131,12 +131,11 @@ final class RawPeer implements AutoCloseable {
      * that nothing follows it before jndk closes the connection.
      */
     Terminate readTerminateThenClose() throws IOException {
-        byte[] length = CmTestSupport.readExactly(socket, FpduFlyweight.LENGTH_FIELD_LENGTH);
-        int ulpdu = (length[0] & 0xFF) << 8 | length[1] & 0xFF;
-        byte[] rest = CmTestSupport.readExactly(socket, FpduFlyweight.fpduLength(ulpdu) - length.length);
-        byte[] fpdu = new byte[length.length + rest.length];
-        System.arraycopy(length, 0, fpdu, 0, length.length);
-        System.arraycopy(rest, 0, fpdu, length.length, rest.length);
+        byte[] fpdu = readFpdu();
+        while ((fpdu[3] & 0x0F) == RdmapOpcode.RDMA_READ_RESPONSE.code()) {
+            fpdu = readFpdu(); // Read Responses jndk sent before it found the error
+        }
+        int ulpdu = (fpdu[0] & 0xFF) << 8 | fpdu[1] & 0xFF;
         ByteBuffer b = ByteBuffer.wrap(fpdu);
         assertThat(b.get(2) & 0x80).as("untagged").isZero();
         assertThat(b.get(3) & 0x0F).as("opcode").isEqualTo(RdmapOpcode.TERMINATE.code());
@@ -156,6 +155,13 @@ final class RawPeer implements AutoCloseable {
         socket.shutdownOutput();
         assertThat(CmTestSupport.readUntilClose(socket)).as("nothing after the Terminate").isEmpty();
         return out;
+    }
+
+    /** Reads one whole FPDU (length field, ULPDU, pad, CRC). */
+    private byte[] readFpdu() throws IOException {
+        byte[] length = CmTestSupport.readExactly(socket, FpduFlyweight.LENGTH_FIELD_LENGTH);
+        int ulpdu = (length[0] & 0xFF) << 8 | length[1] & 0xFF;
+        return concat(length, CmTestSupport.readExactly(socket, FpduFlyweight.fpduLength(ulpdu) - length.length));
     }
 
     /** Half-closes and reads until jndk closes; returns what arrived. */
