@@ -515,6 +515,12 @@ public final class IwarpConnection implements WireConnection {
             if (disconnectRequested) {
                 return;
             }
+            if (!decoder.atFrameBoundary()) {
+                // the stream ended inside an FPDU: the connection was lost (RFC 5044), not closed in order
+                record(new Failure(NtStatus.STATUS_CONNECTION_RESET, 0, false, DisconnectReason.CONNECTION_RESET, null,
+                    true));
+                return;
+            }
             if (endReported.compareAndSet(false, true)) {
                 qp.peerClosed();
             }

@@ -431,11 +431,16 @@ class HostileConnectionTest {
         try (RawPeer p = peer) {
             p.write(f);
             p.socket.shutdownOutput();
-            // a stream that ends inside an FPDU is reported as the peer's close; the receive the partial payload went
-            // into (inside its grant) completes cancelled
-            allCancelled(consumerSide());
+            // a stream that ends inside an FPDU is a lost connection, not an orderly close: the QP fails and its
+            // receives are flushed without waiting for the consumer (the one the partial payload went into, inside
+            // its grant, included); jndk closes without a Terminate
+            established.disconnected.get(WAIT_NANOS, TimeUnit.NANOSECONDS);
+            assertThat(kit.receiveCompletions(RECEIVES)).extracting(r -> NtStatus.name(r.status))
+                .containsOnly("STATUS_CANCELLED");
             assertThat(CmTestSupport.readUntilClose(p.socket)).as("closed without a Terminate").isEmpty();
         }
+        kit.finish(established);
+        kit.assertGuardsIntact();
     }
 
     // ---- Terminate from the peer ------------------------------------------------------------------------
