@@ -40,6 +40,11 @@ final class SoftConnector extends SoftObject implements NdkConnector {
     private InetSocketAddress local;
     private InetSocketAddress remote;
     private boolean ownsEndpoint;
+    /** Wire connects on a provider-chosen port: the source asked for, the request, and new ports tried so far. */
+    private static final int MAX_AUTO_PORT_RETRIES = 8;
+    private InetSocketAddress autoPortSource;
+    private ConnectRequest wireRequest;
+    private int autoPortRetries;
     private SoftSharedEndpoint sharedEndpoint;
     private byte[] peerPrivateData;
     /** Read limits as requested (after local capping) and as negotiated. */
@@ -255,9 +260,14 @@ final class SoftConnector extends SoftObject implements NdkConnector {
                     TimeUnit.MILLISECONDS);
         }
         if (target == null) {
-            WireTransport wire = adapter.wire();
-            wire.connect(local, dst, se != null, new ConnectRequest(pd == null ? new byte[0] : pd.clone(), reqIrd, reqOrd,
-                    "true".equals(adapter.option("crc", "false")), timeout("connect.timeout.ms", 60_000)), activeHandler());
+            ConnectRequest request = new ConnectRequest(pd == null ? new byte[0] : pd.clone(), reqIrd, reqOrd,
+                    "true".equals(adapter.option("crc", "false")), timeout("connect.timeout.ms", 60_000));
+            synchronized (this) {
+                autoPortSource = se == null && src.getPort() == 0 ? src : null;
+                wireRequest = request;
+                autoPortRetries = 0;
+            }
+            adapter.wire().connect(local, dst, se != null, request, activeHandler());
             return NtStatus.STATUS_PENDING;
         }
         target.indicate(passive);
@@ -306,15 +316,44 @@ final class SoftConnector extends SoftObject implements NdkConnector {
 
             @Override
             public void onFailed(int status) {
+                InetSocketAddress retryFrom;
                 synchronized (SoftConnector.this) {
                     if (state != State.CONNECTING) {
                         return;
                     }
-                    failActive(State.IDLE);
+                    retryFrom = status == NtStatus.STATUS_SHARING_VIOLATION ? newAutoPort() : null;
+                    if (retryFrom == null) {
+                        failActive(State.IDLE);
+                    }
+                }
+                if (retryFrom != null) {
+                    adapter.wire().connect(retryFrom, remote, false, wireRequest, this);
+                    return;
                 }
                 completeParked(status);
             }
         };
+    }
+
+    /**
+     * Under this: the port the provider chose for a connect turned out taken when the socket bound it (another
+     * process's connection took it after the free-port probe). The consumer asked for any port, so a fresh one is
+     * chosen, a bounded number of times; returns the new local address, or null to fail the connect.
+     */
+    private InetSocketAddress newAutoPort() {
+        if (autoPortSource == null || autoPortRetries >= MAX_AUTO_PORT_RETRIES) {
+            return null;
+        }
+        autoPortRetries++;
+        releaseEndpoint();
+        InetSocketAddress[] out = new InetSocketAddress[1];
+        if (adapter.transportImpl().bind(adapter, autoPortSource, true, out) != NtStatus.STATUS_SUCCESS) {
+            return null;
+        }
+        ownsEndpoint = true;
+        InetSocketAddress bound = out[0];
+        local = Transport.wildcard(bound.getAddress()) ? new InetSocketAddress(adapter.address(), bound.getPort()) : bound;
+        return local;
     }
 
     /** Wire transports: a passive connector for an incoming request of {@code l}. */
