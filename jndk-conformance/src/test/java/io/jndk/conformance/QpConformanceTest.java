@@ -629,6 +629,27 @@ class QpConformanceTest {
     }
 
     @Test
+    void deferredRequestsWaitWhileTheEngineRunsForOtherWork() {
+        Wired x = wired();
+        assertThat(x.a.qp.write("d1", new NdkSge[] {x.s(0, 100)}, 1, x.dst.address(), x.dstMr.getRemoteToken(),
+                NdkOpFlags.DEFER)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        // two Reads served by A's side: its engine sends their responses, in order, on the stream d1 would take;
+        // had d1 started, its bytes would be placed before the second response completes
+        for (int i = 0; i < 2; i++) {
+            NdkSge[] sink = {x.dst.sge(8192, 100, x.dstMr.getLocalToken())};
+            assertThat(x.b.qp.read("r" + i, sink, 1, x.src.address(), x.srcMr.getRemoteToken(), 0))
+                    .isEqualTo(NtStatus.STATUS_SUCCESS);
+            assertThat(Kit.poll(x.b.icq).status).isEqualTo(NtStatus.STATUS_SUCCESS);
+        }
+        x.dst.assertFilled(0, 100, (byte) 0);
+        Kit.assertEmpty(x.a.icq);
+        assertThat(x.a.qp.write("go", new NdkSge[] {x.s(100, 100)}, 1, x.dst.address() + 100, x.dstMr.getRemoteToken(), 0))
+                .isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(Kit.poll(x.a.icq, 2)).extracting(r -> r.requestContext).containsExactly("d1", "go");
+        Kit.awaitTrue("deferred write placed", () -> x.dst.segment().asSlice(0, 200).mismatch(x.src.segment().asSlice(0, 200)) == -1);
+    }
+
+    @Test
     void deferredRequestRunsWhenALaterPostFailsInline() {
         Wired x = wired();
         assertThat(x.a.qp.write("d1", new NdkSge[] {x.s(0, 100)}, 1, x.dst.address(), x.dstMr.getRemoteToken(),

@@ -6,31 +6,36 @@ import java.nio.ByteBuffer;
 
 /**
  * A {@link BufferCursor} over memory that passed the access check: a transport reaches registered memory only
- * through it, chunk by chunk, never outside the grant.
+ * through it, chunk by chunk, never outside the grant. A cursor is used by one thread at a time.
  */
 abstract class CheckedCursor implements BufferCursor {
+    /** Views cached per cursor before the cache grows (only when one call needs more). */
+    private static final int VIEWS = 4;
     private final Chunk chunk = new Chunk();
+    private MemorySegment[] viewSegments = new MemorySegment[VIEWS];
+    private ByteBuffer[] viewBuffers = new ByteBuffer[VIEWS];
+    private int[] viewStamps = new int[VIEWS];
+    /** Stamp of the current {@link #place} or {@link #slices} call. */
+    private int call;
+    private int nextVictim;
 
     /** The contiguous piece at {@code offset} (clipped to the piece); false outside the grant. */
     abstract boolean chunk(long offset, Chunk out);
 
     @Override
     public boolean place(long offset, ByteBuffer src, int index, int length) {
-        if (offset < 0 || length < 0 || offset + length > length()) {
+        if (offset < 0 || length < 0 || offset + length > length() || index < 0 || index + length > src.limit()) {
             return false;
         }
-        // a segment over a buffer starts at the buffer's position: address the bytes relative to it
-        int pos = src.position();
-        boolean inWindow = index >= pos && index + length <= src.limit();
-        MemorySegment from = MemorySegment.ofBuffer(inWindow ? src : src.duplicate().clear());
-        long base = inWindow ? index - pos : index;
         long done = 0;
         while (done < length) {
             if (!chunk(offset + done, chunk)) {
                 return false;
             }
-            long n = Math.min(length - done, chunk.length);
-            MemorySegment.copy(from, base + done, chunk.segment, chunk.offset, n);
+            int n = (int) Math.min(length - done, chunk.length);
+            call++;
+            ByteBuffer to = view(chunk.segment, chunk.offset, n);
+            to.put(to.position(), src, index + (int) done, n);
             done += n;
         }
         return true;
@@ -41,6 +46,7 @@ abstract class CheckedCursor implements BufferCursor {
         if (offset < 0 || length < 0 || offset + length > length()) {
             return -1;
         }
+        call++;
         int k = outIndex;
         long done = 0;
         while (done < length) {
@@ -48,10 +54,64 @@ abstract class CheckedCursor implements BufferCursor {
                 return -1;
             }
             long n = Math.min(length - done, chunk.length);
-            out[k++] = chunk.segment.asSlice(chunk.offset, n).asByteBuffer();
+            out[k] = view(chunk.segment, chunk.offset, n);
+            k++;
             done += n;
         }
         return k - outIndex;
+    }
+
+    /**
+     * A buffer whose position and limit delimit {@code [offset, offset+n)} of {@code segment}, taken from a small
+     * per-cursor cache of views keyed by segment: a consumer that reuses its buffers gets the same views back, so
+     * the steady state creates none. One call never hands out the same view twice ({@link #call} stamps).
+     */
+    private ByteBuffer view(MemorySegment segment, long offset, long n) {
+        if (segment.byteSize() > Integer.MAX_VALUE) {
+            return segment.asSlice(offset, n).asByteBuffer();
+        }
+        int free = -1;
+        for (int i = 0; i < viewSegments.length; i++) {
+            if (viewStamps[i] == call) {
+                continue;
+            }
+            if (viewSegments[i] == segment) {
+                return use(i, offset, n);
+            }
+            if (free < 0 || viewSegments[i] == null) {
+                free = i;
+            }
+        }
+        if (free < 0) { // every view is in use by this call: grow
+            free = viewSegments.length;
+            viewSegments = java.util.Arrays.copyOf(viewSegments, free * 2);
+            viewBuffers = java.util.Arrays.copyOf(viewBuffers, free * 2);
+            viewStamps = java.util.Arrays.copyOf(viewStamps, free * 2);
+        } else if (viewSegments[free] != null) {
+            free = victim(free);
+        }
+        viewSegments[free] = segment;
+        viewBuffers[free] = segment.asByteBuffer();
+        return use(free, offset, n);
+    }
+
+    /** Round-robin among the views this call does not use, so that alternating buffers keep their views. */
+    private int victim(int fallback) {
+        for (int k = 0; k < viewSegments.length; k++) {
+            int i = (nextVictim + k) % viewSegments.length;
+            if (viewStamps[i] != call) {
+                nextVictim = i + 1;
+                return i;
+            }
+        }
+        return fallback;
+    }
+
+    private ByteBuffer use(int i, long offset, long n) {
+        viewStamps[i] = call;
+        ByteBuffer b = viewBuffers[i];
+        b.limit((int) (offset + n)).position((int) offset);
+        return b;
     }
 
     /** The resolved local SGE list of one request (or its inline bytes). */

@@ -58,7 +58,7 @@ final class LoopbackLink implements Link {
         Scratch s = qp == a ? fromA : fromB;
         SoftQp peer = peer(qp);
         synchronized (qp.lock) {
-            while (qp.sqUnstarted > 0) {
+            while (qp.sqReleased() > 0) {
                 if (!up || qp.state == SoftQp.State.ERROR) {
                     return; // the scheduled flush completes what is left
                 }

@@ -96,15 +96,21 @@ final class PageMap {
         return slot < 0 ? null : pages[slot];
     }
 
-    /** The region {@code [logical, logical+len)} inside one page, or null unless it is all consumer memory. */
-    Region regionAt(long logical, long len) {
+    /**
+     * Points {@code into} at {@code [logical, logical+len)} inside one page; false unless it is all consumer memory.
+     * The region is the caller's reusable holder: nothing is allocated per access.
+     */
+    boolean regionAt(long logical, long len, Pages into) {
         long pageAddr = logical & ~(long) (PAGE - 1);
         int in = (int) (logical - pageAddr);
         Page p = page(pageAddr);
         if (p == null || len <= 0 || in < p.first() || in + len > p.end()) {
-            return null;
+            return false;
         }
-        return region(new Page[] {p}, in, len);
+        into.pages[0] = p;
+        into.fbo = in;
+        into.length = len;
+        return true;
     }
 
     synchronized int livePages() {
@@ -113,29 +119,50 @@ final class PageMap {
 
     /** A region made of fast-registered pages: byte {@code i} is at page {@code (fbo+i)/PAGE}. */
     static Region region(Page[] regionPages, int fbo, long length) {
-        return new Region() {
-            @Override
-            long length() {
-                return length;
-            }
+        Pages r = new Pages(regionPages);
+        r.fbo = fbo;
+        r.length = length;
+        return r;
+    }
 
-            @Override
-            boolean chunk(long offset, Chunk out) {
-                if (offset < 0 || offset >= length) {
-                    return false;
-                }
-                long pos = fbo + offset;
-                int idx = (int) (pos / PAGE);
-                int in = (int) (pos % PAGE);
-                Page p = regionPages[idx].piece(in);
-                if (p == null) {
-                    return false;
-                }
-                out.segment = p.segment();
-                out.offset = p.segOffset() + (in - p.validStart());
-                out.length = Math.min(p.validEnd() - in, length - offset);
-                return true;
+    /**
+     * A region over logical pages: byte {@code i} is at page {@code (fbo+i)/PAGE}. A one-page instance is the
+     * reusable holder of a privileged-token SGE ({@link #regionAt}).
+     */
+    static final class Pages extends Region {
+        private final Page[] pages;
+        private int fbo;
+        private long length;
+
+        /** A one-page holder for {@link #regionAt}. */
+        Pages() {
+            this(new Page[1]);
+        }
+
+        private Pages(Page[] pages) {
+            this.pages = pages;
+        }
+
+        @Override
+        long length() {
+            return length;
+        }
+
+        @Override
+        boolean chunk(long offset, Chunk out) {
+            if (offset < 0 || offset >= length) {
+                return false;
             }
-        };
+            long pos = fbo + offset;
+            int in = (int) (pos % PAGE);
+            Page p = pages[(int) (pos / PAGE)].piece(in);
+            if (p == null) {
+                return false;
+            }
+            out.segment = p.segment();
+            out.offset = p.segOffset() + (in - p.validStart());
+            out.length = Math.min(p.validEnd() - in, length - offset);
+            return true;
+        }
     }
 }

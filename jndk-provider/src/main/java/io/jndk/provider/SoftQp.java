@@ -48,8 +48,12 @@ final class SoftQp extends SoftObject implements NdkQp {
     final Object rqLock = new Object();
     final Ring sq;
     final Ring rq;
-    /** Initiator requests posted but not yet handed to the engine (deferred). */
+    /** Initiator requests posted and not yet taken by the engine. */
     int sqUnstarted;
+    /** The newest of them that were posted deferred and not yet released by a non-deferred post (guarded by lock). */
+    int sqDeferred;
+    /** Set under {@link #lock} when the engine must be kicked; the kick happens after the lock is released. */
+    private boolean kickOwed;
     volatile State state = State.IDLE;
     volatile Link link;
     volatile SoftConnector connector;
@@ -144,23 +148,50 @@ final class SoftQp extends SoftObject implements NdkQp {
         return NtStatus.STATUS_SUCCESS;
     }
 
-    /** Publishes the slot and, unless deferred, hands everything queued to the engine. */
+    /** Publishes the slot and, unless deferred, releases everything queued to the engine. */
     private int commit(WorkRequest w, int flags) {
         sq.commit();
         sqUnstarted++;
         adapter.count(NdkCounter.WORK_REQUESTS);
-        boolean defer = (flags & NdkOpFlags.DEFER) != 0;
-        Link l = link;
-        if (!defer && l != null) {
-            l.kick(this);
+        if ((flags & NdkOpFlags.DEFER) != 0) {
+            sqDeferred++;
+        } else {
+            release();
         }
         return NtStatus.STATUS_SUCCESS;
     }
 
     /** An inline failure: first hand every earlier deferred request to the engine (NDK deferral rule). */
     private int fail(int status) {
+        if (sqUnstarted > 0) {
+            release();
+        }
+        return status;
+    }
+
+    /** Under the lock: every queued request may start; the engine is kicked once the lock is released. */
+    private void release() {
+        sqDeferred = 0;
+        kickOwed = true;
+    }
+
+    /** Under the lock: requests the engine may take now (deferred ones wait for a release). */
+    int sqReleased() {
+        return sqUnstarted - sqDeferred;
+    }
+
+    /**
+     * Ends a post: kicks the engine outside the QP lock when the post released work, so that an engine that
+     * transmits on the posting thread never does socket I/O under a provider lock.
+     */
+    private int posted(int status) {
+        boolean kick;
+        synchronized (lock) {
+            kick = kickOwed;
+            kickOwed = false;
+        }
         Link l = link;
-        if (l != null && sqUnstarted > 0) {
+        if (kick && l != null) {
             l.kick(this);
         }
         return status;
@@ -168,23 +199,30 @@ final class SoftQp extends SoftObject implements NdkQp {
 
     private int postData(int op, Object ctx, NdkSge[] sgl, int nSge, int flags, int allowed, int maxSge, long remoteAddress,
             int remoteToken) {
+        int s;
         synchronized (lock) {
-            int s = checkInitiator(flags, allowed);
-            if (s != NtStatus.STATUS_SUCCESS) {
-                return fail(s);
-            }
-            WorkRequest w = sq.tail();
-            s = copySgl(w, sgl, nSge, maxSge, flags);
-            if (s != NtStatus.STATUS_SUCCESS) {
-                return fail(s);
-            }
-            w.op = op;
-            w.flags = flags;
-            w.context = ctx;
-            w.remoteAddress = remoteAddress;
-            w.remoteToken = remoteToken;
-            return commit(w, flags);
+            s = postDataLocked(op, ctx, sgl, nSge, flags, allowed, maxSge, remoteAddress, remoteToken);
         }
+        return posted(s);
+    }
+
+    private int postDataLocked(int op, Object ctx, NdkSge[] sgl, int nSge, int flags, int allowed, int maxSge,
+            long remoteAddress, int remoteToken) {
+        int s = checkInitiator(flags, allowed);
+        if (s != NtStatus.STATUS_SUCCESS) {
+            return fail(s);
+        }
+        WorkRequest w = sq.tail();
+        s = copySgl(w, sgl, nSge, maxSge, flags);
+        if (s != NtStatus.STATUS_SUCCESS) {
+            return fail(s);
+        }
+        w.op = op;
+        w.flags = flags;
+        w.context = ctx;
+        w.remoteAddress = remoteAddress;
+        w.remoteToken = remoteToken;
+        return commit(w, flags);
     }
 
     @Override
@@ -212,111 +250,130 @@ final class SoftQp extends SoftObject implements NdkQp {
 
     @Override
     public int bind(Object ctx, NdkMr mr, NdkMw mw, long va, long length, int flags) {
+        int s;
         synchronized (lock) {
-            if ((flags & ~BIND_FLAGS) != 0 || !(mr instanceof SoftMr m) || !(mw instanceof SoftMw w) || m.pd != pd
-                    || w.pd != pd || length < 0 || length > adapter.infoInternal().maxWindowSize()) {
-                return fail(NtStatus.STATUS_INVALID_PARAMETER);
-            }
-            int s = checkInitiator(flags, BIND_FLAGS);
-            if (s != NtStatus.STATUS_SUCCESS) {
-                return fail(s);
-            }
-            TokenTable.Binding b = m.entry.binding;
-            if (b == null) {
-                return fail(NtStatus.STATUS_INVALID_PARAMETER);
-            }
-            long off = va - b.baseVa();
-            if (va == 0 || Long.compareUnsigned(va, b.baseVa()) < 0 || Long.compareUnsigned(off, b.length()) > 0
-                    || Long.compareUnsigned(length, b.length() - off) > 0) {
-                return fail(NtStatus.STATUS_INVALID_PARAMETER);
-            }
-            if (NdkOpFlags.remoteWrite(flags) && (b.rights() & TokenTable.RIGHT_LOCAL_WRITE) == 0) {
-                return fail(NtStatus.STATUS_ACCESS_VIOLATION);
-            }
-            WorkRequest r = sq.tail();
-            r.op = NdkOperationType.BIND;
-            r.flags = flags;
-            r.context = ctx;
-            r.mr = m;
-            r.mw = w;
-            r.va = va;
-            r.length = length;
-            r.nSge = 0;
-            r.newKey = w.issueKey();
-            return commit(r, flags);
+            s = bindLocked(ctx, mr, mw, va, length, flags);
         }
+        return posted(s);
+    }
+
+    private int bindLocked(Object ctx, NdkMr mr, NdkMw mw, long va, long length, int flags) {
+        if ((flags & ~BIND_FLAGS) != 0 || !(mr instanceof SoftMr m) || !(mw instanceof SoftMw w) || m.pd != pd
+                || w.pd != pd || length < 0 || length > adapter.infoInternal().maxWindowSize()) {
+            return fail(NtStatus.STATUS_INVALID_PARAMETER);
+        }
+        int s = checkInitiator(flags, BIND_FLAGS);
+        if (s != NtStatus.STATUS_SUCCESS) {
+            return fail(s);
+        }
+        TokenTable.Binding b = m.entry.binding;
+        if (b == null) {
+            return fail(NtStatus.STATUS_INVALID_PARAMETER);
+        }
+        long off = va - b.baseVa();
+        if (va == 0 || Long.compareUnsigned(va, b.baseVa()) < 0 || Long.compareUnsigned(off, b.length()) > 0
+                || Long.compareUnsigned(length, b.length() - off) > 0) {
+            return fail(NtStatus.STATUS_INVALID_PARAMETER);
+        }
+        if (NdkOpFlags.remoteWrite(flags) && (b.rights() & TokenTable.RIGHT_LOCAL_WRITE) == 0) {
+            return fail(NtStatus.STATUS_ACCESS_VIOLATION);
+        }
+        WorkRequest r = sq.tail();
+        r.op = NdkOperationType.BIND;
+        r.flags = flags;
+        r.context = ctx;
+        r.mr = m;
+        r.mw = w;
+        r.va = va;
+        r.length = length;
+        r.nSge = 0;
+        r.newKey = w.issueKey();
+        return commit(r, flags);
     }
 
     @Override
     public int fastRegister(Object ctx, NdkMr mr, int pageCount, long[] pageArray, int fbo, long length, long baseVa,
             int flags) {
+        int s;
         synchronized (lock) {
-            if ((flags & ~FR_FLAGS) != 0 || !(mr instanceof SoftMr m) || !m.fastRegister || m.pd != pd) {
-                return fail(NtStatus.STATUS_INVALID_PARAMETER);
-            }
-            if (!m.initialized || pageCount <= 0 || pageCount > m.frPageCount || pageArray == null
-                    || pageArray.length < pageCount || fbo < 0 || fbo >= PageMap.PAGE || length < 0
-                    || length > (long) pageCount * PageMap.PAGE - fbo
-                    || length > adapter.infoInternal().maxRegistrationSize()) {
-                return fail(NtStatus.STATUS_INVALID_PARAMETER);
-            }
-            if ((baseVa & (PageMap.PAGE - 1)) != fbo) {
-                return fail(NtStatus.STATUS_INVALID_PARAMETER);
-            }
-            for (int i = 0; i < pageCount; i++) {
-                if ((pageArray[i] & (PageMap.PAGE - 1)) != 0) {
-                    return fail(NtStatus.STATUS_INVALID_PARAMETER);
-                }
-            }
-            int s = checkInitiator(flags, FR_FLAGS);
-            if (s != NtStatus.STATUS_SUCCESS) {
-                return fail(s);
-            }
-            boolean remote = NdkOpFlags.remoteRead(flags) || NdkOpFlags.remoteWrite(flags);
-            if (remote && !m.frRemoteAccess) {
-                return fail(NtStatus.STATUS_ACCESS_VIOLATION);
-            }
-            WorkRequest r = sq.tail();
-            r.op = NdkOperationType.FAST_REGISTER;
-            r.flags = flags;
-            r.context = ctx;
-            r.mr = m;
-            r.pages = java.util.Arrays.copyOf(pageArray, pageCount);
-            r.fbo = fbo;
-            r.length = length;
-            r.va = baseVa;
-            r.nSge = 0;
-            r.newKey = m.issueKey();
-            return commit(r, flags);
+            s = fastRegisterLocked(ctx, mr, pageCount, pageArray, fbo, length, baseVa, flags);
         }
+        return posted(s);
+    }
+
+    private int fastRegisterLocked(Object ctx, NdkMr mr, int pageCount, long[] pageArray, int fbo, long length, long baseVa,
+            int flags) {
+        if ((flags & ~FR_FLAGS) != 0 || !(mr instanceof SoftMr m) || !m.fastRegister || m.pd != pd) {
+            return fail(NtStatus.STATUS_INVALID_PARAMETER);
+        }
+        if (!m.initialized || pageCount <= 0 || pageCount > m.frPageCount || pageArray == null
+                || pageArray.length < pageCount || fbo < 0 || fbo >= PageMap.PAGE || length < 0
+                || length > (long) pageCount * PageMap.PAGE - fbo
+                || length > adapter.infoInternal().maxRegistrationSize()) {
+            return fail(NtStatus.STATUS_INVALID_PARAMETER);
+        }
+        if ((baseVa & (PageMap.PAGE - 1)) != fbo) {
+            return fail(NtStatus.STATUS_INVALID_PARAMETER);
+        }
+        for (int i = 0; i < pageCount; i++) {
+            if ((pageArray[i] & (PageMap.PAGE - 1)) != 0) {
+                return fail(NtStatus.STATUS_INVALID_PARAMETER);
+            }
+        }
+        int s = checkInitiator(flags, FR_FLAGS);
+        if (s != NtStatus.STATUS_SUCCESS) {
+            return fail(s);
+        }
+        boolean remote = NdkOpFlags.remoteRead(flags) || NdkOpFlags.remoteWrite(flags);
+        if (remote && !m.frRemoteAccess) {
+            return fail(NtStatus.STATUS_ACCESS_VIOLATION);
+        }
+        WorkRequest r = sq.tail();
+        r.op = NdkOperationType.FAST_REGISTER;
+        r.flags = flags;
+        r.context = ctx;
+        r.mr = m;
+        r.pages = java.util.Arrays.copyOf(pageArray, pageCount);
+        r.fbo = fbo;
+        r.length = length;
+        r.va = baseVa;
+        r.nSge = 0;
+        r.newKey = m.issueKey();
+        return commit(r, flags);
     }
 
     @Override
     public int invalidate(Object ctx, NdkObject mrOrMw, int flags) {
+        int s;
         synchronized (lock) {
-            if ((flags & ~INVALIDATE_FLAGS) != 0) {
-                return fail(NtStatus.STATUS_INVALID_PARAMETER);
-            }
-            SoftObject target;
-            if (mrOrMw instanceof SoftMr m && m.fastRegister && m.pd == pd) {
-                target = m;
-            } else if (mrOrMw instanceof SoftMw w && w.pd == pd) {
-                target = w;
-            } else {
-                return fail(NtStatus.STATUS_INVALID_PARAMETER);
-            }
-            int s = checkInitiator(flags, INVALIDATE_FLAGS);
-            if (s != NtStatus.STATUS_SUCCESS) {
-                return fail(s);
-            }
-            WorkRequest r = sq.tail();
-            r.op = NdkOperationType.INVALIDATE;
-            r.flags = flags;
-            r.context = ctx;
-            r.target = target;
-            r.nSge = 0;
-            return commit(r, flags);
+            s = invalidateLocked(ctx, mrOrMw, flags);
         }
+        return posted(s);
+    }
+
+    private int invalidateLocked(Object ctx, NdkObject mrOrMw, int flags) {
+        if ((flags & ~INVALIDATE_FLAGS) != 0) {
+            return fail(NtStatus.STATUS_INVALID_PARAMETER);
+        }
+        SoftObject target;
+        if (mrOrMw instanceof SoftMr m && m.fastRegister && m.pd == pd) {
+            target = m;
+        } else if (mrOrMw instanceof SoftMw w && w.pd == pd) {
+            target = w;
+        } else {
+            return fail(NtStatus.STATUS_INVALID_PARAMETER);
+        }
+        int s = checkInitiator(flags, INVALIDATE_FLAGS);
+        if (s != NtStatus.STATUS_SUCCESS) {
+            return fail(s);
+        }
+        WorkRequest r = sq.tail();
+        r.op = NdkOperationType.INVALIDATE;
+        r.flags = flags;
+        r.context = ctx;
+        r.target = target;
+        r.nSge = 0;
+        return commit(r, flags);
     }
 
     @Override
@@ -429,6 +486,7 @@ final class SoftQp extends SoftObject implements NdkQp {
                 w.clearRefs();
             }
             sqUnstarted = 0;
+            sqDeferred = 0;
         }
         adapter.count(NdkCounter.FLUSHED_REQUESTS, n);
         flushReceives();

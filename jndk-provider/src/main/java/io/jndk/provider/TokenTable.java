@@ -107,12 +107,11 @@ final class TokenTable {
             if (token != e.token(e.issuedKey)) {
                 return false;
             }
-            Region r = pages.regionAt(va, len);
-            if (r == null) {
+            if (!pages.regionAt(va, len, out.page)) {
                 return false;
             }
             out.logical = false;
-            out.region = r;
+            out.region = out.page;
             out.offset = 0;
             return true;
         }
@@ -180,5 +179,7 @@ final class TokenTable {
         long offset;
         boolean logical;
         final Chunk chunk = new Chunk();
+        /** The holder {@link #region} points at for a privileged-token SGE. */
+        final PageMap.Pages page = new PageMap.Pages();
     }
 }

@@ -19,6 +19,9 @@ final class WirePort implements QpPort {
     private final WorkRequest recv = new WorkRequest(64, 0);
     private final CheckedCursor.Sgl recvCursor = new CheckedCursor.Sgl(64);
     private final CheckedCursor.Range writeRange = new CheckedCursor.Range();
+    /** Source cursors of inbound Reads (receive side only), created with the first. */
+    private CheckedCursor.Range[] readRanges;
+    private int nextReadRange;
     private boolean receiving;
     private Object receiveContext;
 
@@ -32,7 +35,7 @@ final class WirePort implements QpPort {
     public int nextRequest(WireRequest out, int readsOutstanding) {
         synchronized (qp.lock) {
             while (true) {
-                if (qp.state == SoftQp.State.ERROR || qp.sqUnstarted == 0) {
+                if (qp.state == SoftQp.State.ERROR || qp.sqReleased() == 0) {
                     return NONE;
                 }
                 WorkRequest w = qp.sq.peek(qp.sq.size() - qp.sqUnstarted);
@@ -161,7 +164,7 @@ final class WirePort implements QpPort {
         if (qp.state == SoftQp.State.ERROR) {
             return Term.RDMAP_CATASTROPHIC_STREAM;
         }
-        CheckedCursor.Range range = new CheckedCursor.Range();
+        CheckedCursor.Range range = nextReadRange();
         int r = qp.adapter.tokens().checkRemote(stag, to, length, TokenTable.RIGHT_REMOTE_READ, qp.pd, range.target);
         if (r != TokenTable.OK) {
             qp.adapter.count(NdkCounter.ACCESS_ERRORS);
@@ -171,6 +174,23 @@ final class WirePort implements QpPort {
         qp.adapter.count(NdkCounter.BYTES_OUT, length);
         out[0] = range;
         return 0;
+    }
+
+    /**
+     * The source cursor for the next inbound Read. The transport queues at most the inbound read limit and frees
+     * a queue place just before the last segment of a response goes out, so a ring one longer never hands out a
+     * cursor still in use.
+     */
+    private CheckedCursor.Range nextReadRange() {
+        if (readRanges == null) {
+            readRanges = new CheckedCursor.Range[Math.max(1, qp.effectiveIrd) + 1];
+            for (int i = 0; i < readRanges.length; i++) {
+                readRanges[i] = new CheckedCursor.Range();
+            }
+        }
+        CheckedCursor.Range r = readRanges[nextReadRange];
+        nextReadRange = (nextReadRange + 1) % readRanges.length;
+        return r;
     }
 
     @Override

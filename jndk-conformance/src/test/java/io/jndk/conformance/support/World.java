@@ -141,9 +141,14 @@ public final class World implements AutoCloseable {
     }
 
     public Pair connect(boolean sameAdapter, int depth, int ird, int ord) {
+        return connect(sameAdapter, depth, ird, ord, Map.of());
+    }
+
+    /** Connects two fresh QPs on adapters opened with extra {@code options}. */
+    public Pair connect(boolean sameAdapter, int depth, int ird, int ord, Map<String, String> options) {
         Pair p = new Pair();
-        p.a.adapter = adapter();
-        p.b.adapter = sameAdapter ? p.a.adapter : adapter();
+        p.a.adapter = adapter(options);
+        p.b.adapter = sameAdapter ? p.a.adapter : adapter(options);
         for (Side s : new Side[] {p.a, p.b}) {
             s.pd = pd(s.adapter);
             s.cq = cq(s.adapter, 4 * depth);

@@ -42,17 +42,22 @@ import java.util.zip.CRC32C;
 
 /**
  * The iWARP stream engine of one connection: an RDMAP/DDP/MPA byte stream over a blocking
- * {@link SocketChannel}, driven by one transmit and one receive virtual thread.
+ * {@link SocketChannel}, driven by one transmit and one receive thread (platform threads by default, virtual
+ * threads with the {@code threads=virtual} option; see {@link EngineMode}).
  *
- * <p><b>Transmit thread.</b> Owns every TX-side call into the {@link QpPort} ({@code nextRequest},
- * {@code sent}, {@code readDone}) and the single final {@code failed} call, so they never race. Each loop
- * turn: a recorded failure first (its Terminate, if any, goes out at an FPDU boundary), then completed
- * outbound reads ({@code readDone}), then one queued inbound Read Response, then one initiator request.
- * Every FPDU is one gathering write of {@code [header][payload views][pad + CRC]}. Posting threads only
- * {@link #kick()}: a flag plus {@code unpark}; no lock is held across socket I/O.
+ * <p><b>Transmit side.</b> Whoever holds {@link #txOwner} makes every TX-side call into the {@link QpPort}
+ * ({@code nextRequest}, {@code sent}, {@code readDone}), so they never race: the transmit thread, or in polling
+ * mode a posting thread that found the transmit side free (caller-runs). The single final {@code failed} call is
+ * the transmit thread's. Each turn: completed outbound reads ({@code readDone}), then one queued inbound Read
+ * Response, then one initiator request; a recorded failure first stops the thread (its Terminate, if any, goes out
+ * at an FPDU boundary). An FPDU with up to {@link #STAGED_PAYLOAD} payload octets is copied into one buffer and
+ * written at once; a larger one is one gathering write of {@code [header][payload views][pad + CRC]}. Outside
+ * polling mode posting threads only {@link #kick()}: a flag plus {@code unpark}. No provider lock is held across
+ * socket I/O.
  *
  * <p><b>Receive thread.</b> Reads into a direct buffer and feeds the resumable {@link FpduDecoder};
- * tagged payload is placed straight through the provider's {@link BufferCursor}. It owns every RX-side call
+ * tagged payload is placed straight through the provider's {@link BufferCursor}. In polling mode it spins for
+ * input for a bounded time before each blocking read. It owns every RX-side call
  * ({@code writeTarget}, {@code readSource}, {@code beginReceive}, {@code endReceive}, {@code failReceive})
  * and {@code peerClosed}. A protocol error builds the Terminate here and hands it to the transmit thread.
  *
@@ -72,8 +77,13 @@ public final class IwarpConnection implements WireConnection {
     /** Payload views per FPDU before the segment is shortened. */
     static final int MAX_SLICES = 64;
     private static final int RX_BUFFER = 64 * 1024;
+    /** Payloads up to this size are copied next to their header and written as one buffer. */
+    static final int STAGED_PAYLOAD = 4096;
     private static final int MAX_ORD = 128;
+    /** Turns a poster runs inline before it leaves the rest to the transmit thread. */
+    private static final int INLINE_TURNS = 16;
 
+    private final EngineMode engine;
     /** The role, set at construction. */
     private final boolean active;
     private final SocketChannel channel;
@@ -99,6 +109,9 @@ public final class IwarpConnection implements WireConnection {
     private volatile boolean localClose;
     private volatile boolean rxEnded;
     private final AtomicBoolean signal = new AtomicBoolean();
+    /** Held by whichever thread is transmitting: the transmit thread, or a poster in polling mode. */
+    private final AtomicBoolean txOwner = new AtomicBoolean();
+    private volatile Tx tx;
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicBoolean endReported = new AtomicBoolean();
@@ -132,9 +145,11 @@ public final class IwarpConnection implements WireConnection {
      * @param surplus FPDU octets already read behind the MPA frame (position 0)
      * @param mss the configured maximum FPDU size (rounded down to a multiple of 8 here)
      * @param capture where frames are captured, or {@code null}
+     * @param engine threads and waiting strategy
      */
     IwarpConnection(boolean active, SocketChannel channel, MpaNegotiated negotiated, ByteBuffer surplus, int mss,
-                    PcapWriter.TcpStream capture) {
+                    PcapWriter.TcpStream capture, EngineMode engine) {
+        this.engine = engine;
         this.active = active;
         this.channel = channel;
         this.negotiated = negotiated;
@@ -228,10 +243,12 @@ public final class IwarpConnection implements WireConnection {
         }
         liveThreads.set(2);
         String name = "iwarp-" + local.getPort() + "-" + remote.getPort();
-        Thread tx = Thread.ofVirtual().name(name + "-tx").unstarted(new Tx());
-        txThread = tx;
-        tx.start();
-        Thread.ofVirtual().name(name + "-rx").start(new Rx());
+        Tx transmitter = new Tx();
+        this.tx = transmitter;
+        Thread t = engine.thread(name + "-tx", transmitter);
+        txThread = t;
+        t.start();
+        engine.thread(name + "-rx", new Rx()).start();
         if (establishNow) {
             handler.onEstablished(this);
         }
@@ -261,13 +278,64 @@ public final class IwarpConnection implements WireConnection {
         closeChannel();
     }
 
+    /**
+     * New work from the posting thread. In polling mode the poster sends it itself when no other thread is
+     * transmitting (the caller-runs path); otherwise, and always in blocking mode, the transmit thread is woken.
+     */
     @Override
     public void kick() {
+        signal.set(true);
+        if (engine.poll() && txTurnsInline()) {
+            return;
+        }
+        Thread t = txThread;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    /** Wakes the transmit thread (every engine-internal hand-off: never sends on the calling thread). */
+    private void wake() {
         signal.set(true);
         Thread t = txThread;
         if (t != null) {
             LockSupport.unpark(t);
         }
+    }
+
+    /**
+     * Caller-runs transmission: when the transmit side is free, runs up to {@link #INLINE_TURNS} of its turns on
+     * the posting thread; the transmit thread takes over whatever is left. No provider lock is held here.
+     *
+     * @return whether this thread transmitted (false: the transmit thread was woken instead)
+     */
+    private boolean txTurnsInline() {
+        Tx t = tx;
+        if (t == null || failure.get() != null || closed.get() || !txOwner.compareAndSet(false, true)) {
+            return false;
+        }
+        boolean more = false;
+        try {
+            signal.set(false);
+            int turns = 0;
+            while (t.turn()) {
+                if (++turns == INLINE_TURNS) {
+                    more = true;
+                    break;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            if (!localClose && !closed.get()) {
+                record(new Failure(NtStatus.STATUS_CONNECTION_RESET, 0, false, DisconnectReason.CONNECTION_RESET,
+                    null, true));
+            }
+        } finally {
+            txOwner.set(false);
+        }
+        if (more || signal.get()) {
+            wake();
+        }
+        return true;
     }
 
     @Override
@@ -277,7 +345,7 @@ public final class IwarpConnection implements WireConnection {
             reject();
             return;
         }
-        kick();
+        wake();
     }
 
     @Override
@@ -330,7 +398,7 @@ public final class IwarpConnection implements WireConnection {
     private void record(Failure f) {
         if (failure.compareAndSet(null, f)) {
             guardClose();
-            kick();
+            wake();
         }
     }
 
@@ -378,7 +446,7 @@ public final class IwarpConnection implements WireConnection {
             captureLocalFin();
             onClose.run();
             closedLatch.countDown();
-            kick();
+            wake();
         }
     }
 
@@ -433,6 +501,7 @@ public final class IwarpConnection implements WireConnection {
         private final FpduDecoder decoder = new FpduDecoder(this, negotiated.crc());
         private final FpduEncoder encoder = new FpduEncoder(negotiated.crc());
         private final BufferCursor[] out = new BufferCursor[1];
+        private java.io.InputStream input;
         private boolean draining;
 
         // current FPDU
@@ -469,6 +538,7 @@ public final class IwarpConnection implements WireConnection {
                         // into its target instead of through this buffer
                         buffer.limit(HEADER_READ);
                     }
+                    awaitInput();
                     int n = channel.read(buffer);
                     if (n < 0) {
                         if (capture != null) {
@@ -498,7 +568,7 @@ public final class IwarpConnection implements WireConnection {
                 }
             } finally {
                 rxEnded = true;
-                kick();
+                wake();
                 threadExit();
             }
         }
@@ -574,6 +644,24 @@ public final class IwarpConnection implements WireConnection {
             record(new Failure(NtStatus.STATUS_CANCELLED, term, true, DisconnectReason.TERMINATE_SENT, frame, false));
         }
 
+        /**
+         * Polling mode: spins (bounded by the engine's spin time) until the socket has input, so that the read
+         * that follows finds data instead of parking the thread; the read blocks as usual once the spin ends.
+         */
+        private void awaitInput() throws IOException {
+            long spin = engine.spinNanos();
+            if (spin <= 0) {
+                return;
+            }
+            if (input == null) {
+                input = channel.socket().getInputStream();
+            }
+            long end = System.nanoTime() + spin;
+            while (input.available() == 0 && System.nanoTime() - end < 0 && !closed.get()) {
+                Thread.onSpinWait();
+            }
+        }
+
         /** A Send in progress when the connection breaks completes its receive in error. */
         private void abandonReceive() {
             if (receive != null) {
@@ -598,7 +686,7 @@ public final class IwarpConnection implements WireConnection {
             counters.fpduIn();
             if (holdOutput) {
                 holdOutput = false;
-                kick();
+                wake();
             }
             if (!established) {
                 if (!passiveState.compareAndSet(PASSIVE_PENDING, PASSIVE_ESTABLISHED)) {
@@ -608,7 +696,7 @@ public final class IwarpConnection implements WireConnection {
                 established = true;
                 establishedLatch.countDown();
                 passiveHandler.onEstablished(IwarpConnection.this);
-                kick();
+                wake();
             }
             opcode = h.opcode();
             target = null;
@@ -746,7 +834,9 @@ public final class IwarpConnection implements WireConnection {
             if (k <= 0) {
                 return false; // more pieces than views, or outside the grant: the buffered path reports it
             }
-            long n = channel.read(views, 0, k);
+            // one view (the usual case) takes the single-buffer read, which pins the memory without allocating
+            awaitInput();
+            long n = k == 1 ? channel.read(views[0]) : channel.read(views, 0, k);
             if (n < 0) {
                 return false; // the buffered read sees the end of the stream
             }
@@ -803,13 +893,13 @@ public final class IwarpConnection implements WireConnection {
                         }
                         responseReceived = 0;
                         orqRxHead = orqRxHead + 1;
-                        kick();
+                        wake();
                     }
                 }
                 case RDMA_READ_REQUEST -> {
                     expectedReadMsn++;
                     irqTail = irqTail + 1;
-                    kick();
+                    wake();
                 }
                 case SEND, SEND_WITH_INVALIDATE, SEND_WITH_SE, SEND_WITH_SE_AND_INVALIDATE -> {
                     received += length;
@@ -839,7 +929,7 @@ public final class IwarpConnection implements WireConnection {
         private final FpduEncoder encoder = new FpduEncoder(negotiated.crc());
         private final CRC32C crc = new CRC32C();
         private final boolean crcOn = negotiated.crc();
-        private final ByteBuffer header = ByteBuffer.allocateDirect(64);
+        private final ByteBuffer header = ByteBuffer.allocateDirect(64 + STAGED_PAYLOAD + 8);
         private final ByteBuffer trailer = ByteBuffer.allocateDirect(8).order(ByteOrder.LITTLE_ENDIAN);
         private final ByteBuffer[] gather = new ByteBuffer[MAX_SLICES + 2];
         private final ByteBuffer[] viewScratch = new ByteBuffer[MAX_SLICES];
@@ -850,7 +940,7 @@ public final class IwarpConnection implements WireConnection {
         private final WireRequest scratch = new WireRequest();
         private int sendMsn;
         private int readMsn;
-        private boolean outputShut;
+        private volatile boolean outputShut;
         private boolean rtrPending = negotiated.mustSendRtr();
 
         @Override
@@ -880,27 +970,19 @@ public final class IwarpConnection implements WireConnection {
                 signal.set(false);
                 Failure f = failure.get();
                 if (f != null) {
+                    own();
                     finish(f, true);
                     return;
                 }
                 if (closed.get()) {
                     return;
                 }
-                boolean worked = reportReads();
-                if (established && !holdOutput && !outputShut) {
-                    if (rtrPending) {
-                        rtrPending = false;
-                        sendRtr();
-                        worked = true;
-                    } else if (sendReadResponse()) {
-                        worked = true;
-                    } else if (sendNextRequest()) {
-                        worked = true;
-                    } else if (disconnectRequested && irqHead == irqTail) {
-                        outputShut = true;
-                        channel.shutdownOutput();
-                        captureLocalFin();
-                        worked = true;
+                boolean worked = false;
+                if (txOwner.compareAndSet(false, true)) {
+                    try {
+                        worked = turn();
+                    } finally {
+                        txOwner.set(false);
                     }
                 }
                 if (outputShut && rxEnded) {
@@ -911,6 +993,35 @@ public final class IwarpConnection implements WireConnection {
                     LockSupport.park(this);
                 }
             }
+        }
+
+        /** Waits until a poster running a turn inline has finished it, then keeps the transmit side for good. */
+        private void own() {
+            while (!txOwner.compareAndSet(false, true)) {
+                LockSupport.parkNanos(this, 10_000);
+            }
+        }
+
+        /** One unit of transmit work; false when there was nothing to do. The caller holds {@link #txOwner}. */
+        boolean turn() throws IOException {
+            boolean worked = reportReads();
+            if (established && !holdOutput && !outputShut) {
+                if (rtrPending) {
+                    rtrPending = false;
+                    sendRtr();
+                    worked = true;
+                } else if (sendReadResponse()) {
+                    worked = true;
+                } else if (sendNextRequest()) {
+                    worked = true;
+                } else if (disconnectRequested && irqHead == irqTail) {
+                    outputShut = true;
+                    channel.shutdownOutput();
+                    captureLocalFin();
+                    worked = true;
+                }
+            }
+            return worked;
         }
 
         /** Sends the recorded failure's Terminate (if the stream is at an FPDU boundary) and reports it. */
@@ -1134,8 +1245,12 @@ public final class IwarpConnection implements WireConnection {
         private void writeFpdu(int headerLength, int views, int payload) throws IOException {
             int ulpdu = headerLength - FpduFlyweight.LENGTH_FIELD_LENGTH + payload;
             header.putShort(0, (short) ulpdu);
-            header.limit(headerLength).position(0);
             int pad = FpduFlyweight.padLength(ulpdu);
+            if (payload <= STAGED_PAYLOAD) {
+                writeStaged(headerLength, views, pad);
+                return;
+            }
+            header.limit(headerLength).position(0);
             trailer.clear();
             for (int i = 0; i < pad; i++) {
                 trailer.put((byte) 0);
@@ -1176,6 +1291,38 @@ public final class IwarpConnection implements WireConnection {
             for (int i = 0; i < count; i++) {
                 gather[i] = null;
             }
+        }
+
+        /**
+         * A small FPDU is copied whole into {@link #header} and written as one buffer: cheaper than a gathering
+         * write for a few bytes, and the socket layer allocates nothing for a buffer it does not have to pin.
+         */
+        private void writeStaged(int headerLength, int views, int pad) throws IOException {
+            header.limit(header.capacity()).position(headerLength);
+            for (int i = 0; i < views; i++) {
+                header.put(gather[1 + i]);
+                gather[1 + i] = null;
+            }
+            for (int i = 0; i < pad; i++) {
+                header.put((byte) 0);
+            }
+            int end = header.position();
+            int value = 0;
+            if (crcOn) {
+                crc.reset();
+                header.flip();
+                crc.update(header);
+                value = (int) crc.getValue();
+            }
+            header.limit(end + FpduFlyweight.CRC_LENGTH);
+            header.putInt(end, Integer.reverseBytes(value)).position(0);
+            if (capture != null) {
+                capture.record(active, header, 0, header.remaining());
+            }
+            while (header.hasRemaining()) {
+                channel.write(header);
+            }
+            counters.fpduOut();
         }
 
         private void clear(WireRequest r) {

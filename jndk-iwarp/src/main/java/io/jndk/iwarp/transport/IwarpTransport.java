@@ -56,6 +56,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       belongs to this adapter: when another adapter of this JVM already captures into the same path, this
  *       one writes to {@code name-2.ext} (then {@code -3}, ...) instead ({@link #capturePath()} tells which);
  *       a connection whose both ends belong to this adapter is recorded once;</li>
+ *   <li>{@code threads} ({@code platform} or {@code virtual}, default platform): the kind of each connection's
+ *       transmit and receive thread (docs/DECISIONS.md, "Threading model");</li>
+ *   <li>{@code poll} ({@code true}/{@code false}, default false): polling mode for latency: a post transmits on
+ *       the posting thread when no other thread is transmitting, and the receive thread spins up to
+ *       {@code poll.spin.us} microseconds (default {@value EngineMode#DEFAULT_SPIN_MICROS}) for input before it
+ *       blocks in a read;</li>
  *   <li>{@code pcap.max.bytes} (default {@value #DEFAULT_PCAP_MAX_BYTES}): size bound of the capture file;
  *       packets that do not fit are dropped and counted.</li>
  * </ul>
@@ -79,6 +85,7 @@ public final class IwarpTransport implements WireTransport {
     private static final Map<Path, IwarpTransport> CAPTURE_FILES = new ConcurrentHashMap<>();
 
     private final boolean crc;
+    private final EngineMode engine;
     private final Integer mss;
     private final Duration mpaTimeout;
     private final long acceptTimeoutMillis;
@@ -99,6 +106,7 @@ public final class IwarpTransport implements WireTransport {
     public IwarpTransport(Map<String, String> options) {
         Map<String, String> o = options == null ? Map.of() : options;
         this.crc = Boolean.parseBoolean(o.getOrDefault("crc", "false"));
+        this.engine = EngineMode.of(o);
         String m = o.get("mss");
         this.mss = m == null ? null : Math.max(MIN_MSS, Math.min(0x10000, Integer.parseInt(m.trim())));
         String t = o.get("mpa.timeout.ms");
@@ -295,7 +303,7 @@ public final class IwarpTransport implements WireTransport {
             }
         }
         ByteBuffer surplus = a.surplus();
-        IwarpConnection c = new IwarpConnection(active, a.channel(), n, surplus, segment, stream);
+        IwarpConnection c = new IwarpConnection(active, a.channel(), n, surplus, segment, stream, engine);
         connections.add(c);
         List<InetSocketAddress> recordedKey = key;
         c.onClose(() -> {
