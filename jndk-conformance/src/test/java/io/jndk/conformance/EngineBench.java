@@ -20,7 +20,9 @@ import java.util.Map;
  * trips (each side polls its buffer for the peer's sequence number, as perftest's ib_write_lat does) and 64 KiB
  * RDMA Write bandwidth over {@code N} connections driven round-robin by one thread. Prints one JSON object per line.
  *
- * <p>Arguments: {@code lat|bw connections iterations [key=value adapter options...]}.
+ * <p>Arguments: {@code lat|bw connections iterations [key=value adapter options...]}, or {@code rate batch
+ * iterations [options...]}: 8-byte writes on one connection posted in batches of which all but the last are
+ * deferred ({@code NDK_OP_FLAG_DEFER}), to see what batching the doorbell buys.
  */
 public final class EngineBench {
     private EngineBench() {}
@@ -39,6 +41,8 @@ public final class EngineBench {
                 writePingPong(options, connections, iterations));
             case "bw" -> emit("write64k.bw " + options + " conns=" + connections, "gbytes_per_s",
                 writeBandwidth(options, connections, iterations));
+            case "rate" -> emit("write8.rate " + options + " batch=" + connections, "mops_per_s",
+                writeRate(options, connections, iterations));
             default -> throw new IllegalArgumentException(what);
         }
         System.exit(0);
@@ -152,6 +156,33 @@ public final class EngineBench {
             }
             double seconds = (System.nanoTime() - start) / 1e9;
             return (iterations * (double) (1 << 16)) / seconds / 1e9;
+        }
+    }
+
+    /** 8-byte writes in batches of {@code batch} (all but the last deferred), one batch in flight; returns Mops/s. */
+    static double writeRate(Map<String, String> options, int batch, int iterations) {
+        try (World w = new World(new Mode("iwarp", false))) {
+            Duo d = new Duo(w, options);
+            NdkSge[] sge = {new NdkSge(d.a.address(), 8, d.mrA.getLocalToken())};
+            NdkResultEx[] r = results();
+            int rounds = iterations / batch;
+            int warmup = rounds / 5;
+            long start = 0;
+            for (int i = -warmup; i < rounds; i++) {
+                if (i == 0) {
+                    start = System.nanoTime();
+                }
+                for (int k = 0; k < batch; k++) {
+                    int flags = k < batch - 1 ? io.jndk.api.NdkOpFlags.DEFER : 0;
+                    post(d.p.a.qp.write(null, sge, 1, d.b.address(), d.mrB.getRemoteToken(), flags));
+                }
+                int done = 0;
+                while (done < batch) {
+                    done += d.p.a.cq.getCqResultsEx(r, r.length);
+                    Thread.yield();
+                }
+            }
+            return rounds * (double) batch / ((System.nanoTime() - start) / 1e3);
         }
     }
 

@@ -13,8 +13,11 @@ import java.util.Map;
  * @param spinNanos polling mode: how long the receive thread spins for input before a blocking read
  */
 record EngineMode(boolean platformThreads, boolean poll, long spinNanos) {
-    /** Default receive spin of the polling mode, in microseconds. */
-    static final long DEFAULT_SPIN_MICROS = 50;
+    /**
+     * Default receive spin of the polling mode, in microseconds: none, because on a machine with few cores the
+     * spinning receive threads take the cores the consumers and the transmit side need (docs/DECISIONS.md).
+     */
+    static final long DEFAULT_SPIN_MICROS = 0;
 
     /**
      * Reads the adapter options {@code threads} ({@code virtual} or {@code platform}), {@code poll}
