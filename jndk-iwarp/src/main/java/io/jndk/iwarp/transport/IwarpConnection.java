@@ -305,13 +305,17 @@ public final class IwarpConnection implements WireConnection {
 
     /**
      * Caller-runs transmission: when the transmit side is free, runs up to {@link #INLINE_TURNS} of its turns on
-     * the posting thread; the transmit thread takes over whatever is left. No provider lock is held here.
+     * the posting thread; the transmit thread takes over whatever is left. No provider lock is held here, but the
+     * poster waits in the socket write while the TCP send buffer is full, and an interrupt arriving during that
+     * write closes the connection (the channel is interruptible).
      *
      * @return whether this thread transmitted (false: the transmit thread was woken instead)
      */
     private boolean txTurnsInline() {
         Tx t = tx;
-        if (t == null || failure.get() != null || closed.get() || !txOwner.compareAndSet(false, true)) {
+        // an interrupted poster would close the channel in its write (an interruptible channel): leave it to TX
+        if (t == null || failure.get() != null || closed.get() || Thread.currentThread().isInterrupted()
+            || !txOwner.compareAndSet(false, true)) {
             return false;
         }
         boolean more = false;
