@@ -1,57 +1,102 @@
 package io.jndk.tools;
 
-import io.jndk.api.Mdl;
-import io.jndk.api.Ndk;
-import io.jndk.api.NdkAdapter;
-import io.jndk.api.NdkConnector;
-import io.jndk.api.NdkCq;
-import io.jndk.api.NdkListener;
-import io.jndk.api.NdkMr;
-import io.jndk.api.NdkMrFlags;
-import io.jndk.api.NdkOpenParameters;
-import io.jndk.api.NdkPd;
-import io.jndk.api.NdkQp;
-import io.jndk.api.NdkResultEx;
-import io.jndk.api.NdkSge;
-import io.jndk.api.NtStatus;
-import io.jndk.api.Ref;
-import io.jndk.api.IntRef;
 import java.io.PrintStream;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import org.HdrHistogram.Histogram;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code jndk perf}: connects two QPs over the provider, registers memory, runs RDMA Write, RDMA Read and
- * Send at a few sizes, verifies the bytes, and prints bandwidth and latency.
+ * {@code jndk perf}: connects QPs over the provider, registers memory, runs RDMA Write, RDMA Read and Send at a
+ * few sizes (or all sizes), verifies the bytes, and prints bandwidth and latency as a table, JSON or CSV.
  */
-@Command(name = "perf", mixinStandardHelpOptions = true,
+@Command(name = "perf", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Demonstration and benchmark: write, read and send between two QPs, every transfer verified.",
-                "Without --server or --client both QPs live in this process; with them, in two processes (iwarp)."},
-        footer = {"", "Examples:", "  ./jndk perf", "  ./jndk perf --op write -s 65536 -n 20000", "  ./jndk perf --json",
-                "  ./jndk perf --server                        serve clients on 127.0.0.1:" + PerfCommand.DEFAULT_PORT
-                        + " until killed",
+                "Without --server or --client both QPs live in this process; with them, in two processes (iwarp).",
+                "--mode bw streams --depth operations (latency columns: single operations, posting to completion);",
+                "--mode lat ping-pongs one message at a time (write, send: half the round trip; read: per operation)."},
+        footer = {"", "Examples:", "  ./jndk perf", "  ./jndk perf --op write -s 65536 -n 20000",
+                "  ./jndk perf -a --mode lat --op write,send   latency, 2 B to 8 MiB",
+                "  ./jndk perf -a -D 0.5 --qps 2 --plot p.svg  0.5 s a row, 2 QPs, chart",
+                "  ./jndk perf --json                          one JSON record a row",
+                "  ./jndk perf --server                        serve on 127.0.0.1:" + PerfCommand.DEFAULT_PORT,
                 "  ./jndk perf --client 127.0.0.1 --op send -s 4096"})
 final class PerfCommand implements Callable<Integer> {
     /** The TCP port of {@code --server} and {@code --client} unless {@code --port} is given. */
     static final int DEFAULT_PORT = 7471;
+    /** Largest size of {@code -a}: sizes run from 2 B to this, doubling. */
+    static final int ALL_SIZES_MAX = 8 << 20;
+
+    @Option(names = "--op", split = ",", defaultValue = "write,read,send", description = "Operations: write, read, send.")
+    List<String> ops;
+
+    @Option(names = "--mode", defaultValue = "bw", description = "bw (streaming, --depth in flight) or lat (ping-pong)"
+            + " (default: ${DEFAULT-VALUE}).")
+    String mode;
+
+    @Option(names = {"-s", "--size"}, split = ",", defaultValue = "8,4096,65536,1048576", description = "Message sizes in bytes.")
+    List<Integer> sizes;
+
+    @Option(names = {"-a", "--all-sizes"}, description = "Every size from 2 B to 8 MiB, doubling (replaces -s).")
+    boolean allSizes;
+
+    @Option(names = {"-n", "--iters"}, description = "Iterations per size and operation and QP (default: by size).")
+    Integer iters;
+
+    @Option(names = {"-D", "--duration"}, paramLabel = "SECONDS", description = "Run each size and operation this long"
+            + " instead of -n iterations.")
+    Double duration;
+
+    @Option(names = "--depth", defaultValue = "16", description = "Operations in flight in bw mode (default: ${DEFAULT-VALUE}).")
+    int depth;
+
+    @Option(names = "--qps", defaultValue = "1", description = "QPs (connections), one thread each; rows sum them"
+            + " (default: ${DEFAULT-VALUE}).")
+    int qps;
+
+    @Option(names = "--inline", description = "Post Writes and Sends up to the adapter's inline limit with"
+            + " NDK_OP_FLAG_INLINE (larger ones run as usual; the data column says which were inline).")
+    boolean inline;
+
+    @ArgGroup(exclusive = true)
+    Wait wait = new Wait();
+
+    /** {@code --poll} or {@code --block}. */
+    static final class Wait {
+        @Option(names = "--poll", description = "Spin on the CQ for completions (the default).")
+        boolean poll;
+
+        @Option(names = "--block", description = "Arm the CQ and sleep until its notification.")
+        boolean block;
+    }
+
+    @Option(names = "--json", description = "Print one JSON record per size and operation (stdout holds only those).")
+    boolean json;
+
+    @Option(names = "--csv", description = "Print CSV: a header line, then one line per size and operation.")
+    boolean csv;
+
+    @Option(names = "--plot", paramLabel = "FILE", description = "Draw bandwidth and latency against size into FILE"
+            + " (.svg or .png).")
+    Path plot;
 
     @Option(names = "--transport", description = "Transport (default: loopback in one process, iwarp with --server/--client).")
     String transport;
 
-    @Option(names = "--server", description = "Serve perf clients in this process, one connection after another.")
+    @Option(names = "--crc", description = "Ask for MPA CRC32c on every FPDU (iwarp).")
+    boolean crc;
+
+    @Option(names = "--pcap", paramLabel = "FILE", description = "Capture every iWARP frame sent and received to FILE (pcap).")
+    String pcap;
+
+    @Option(names = "--server", description = "Serve perf clients in this process, each connection in its own thread.")
     boolean server;
 
     @Option(names = "--client", paramLabel = "HOST", description = "Run against the perf server at HOST.")
@@ -70,7 +115,7 @@ final class PerfCommand implements Callable<Integer> {
     boolean once;
 
     @Option(names = "--connections", paramLabel = "N",
-            description = "With --server: exit after N connections (the client makes one per size and operation).")
+            description = "With --server: exit after N connections (the client makes --qps per size and operation).")
     int connections;
 
     @Option(names = "--inject-fault", hidden = true,
@@ -81,57 +126,10 @@ final class PerfCommand implements Callable<Integer> {
     @Option(names = "--seed", description = "With --client: seed of the data pattern (default: random).")
     Long seed;
 
-    @Option(names = "--op", split = ",", defaultValue = "write,read,send", description = "Operations: write, read, send.")
-    List<String> ops;
-
-    @Option(names = {"-s", "--size"}, split = ",", defaultValue = "8,4096,65536,1048576", description = "Message sizes in bytes.")
-    List<Integer> sizes;
-
-    @Option(names = {"-n", "--iters"}, description = "Iterations per size and operation (default: by size).")
-    Integer iters;
-
-    @Option(names = "--depth", defaultValue = "16", description = "Operations in flight (default: ${DEFAULT-VALUE}).")
-    int depth;
-
-    @Option(names = "--json", description = "Print one JSON record per size and operation.")
-    boolean json;
-
-    @Option(names = "--crc", description = "Ask for MPA CRC32c on every FPDU (iwarp).")
-    boolean crc;
-
-    @Option(names = "--pcap", paramLabel = "FILE", description = "Capture every iWARP frame sent and received to FILE (pcap).")
-    String pcap;
-
-    /** One measured row. */
-    record Row(int size, String op, int iters, double gbytesPerSec, double mmsgPerSec, double p50us, double p99us,
-            double maxus, boolean verified) {}
-
-    private NdkAdapter a, b;
-    private NdkPd pdA, pdB;
-    private NdkCq cqA, cqB;
-    private NdkQp qpA, qpB;
-    private NdkListener listener;
-    private NdkConnector connA, connB;
-    private final List<NdkMr> mrs = new ArrayList<>();
-
     @Override
     public Integer call() throws Exception {
-        for (String op : ops) {
-            if (!List.of("write", "read", "send").contains(op)) {
-                throw new IllegalArgumentException("unknown --op " + op + " (write, read or send)");
-            }
-        }
-        for (int size : sizes) {
-            if (size < 1 || size > PerfProtocol.MAX_SIZE) {
-                throw new IllegalArgumentException("size " + size + " outside 1.." + PerfProtocol.MAX_SIZE);
-            }
-        }
-        if (depth < 1 || depth > 1024) {
-            throw new IllegalArgumentException("--depth " + depth + " outside 1..1024");
-        }
-        if (server && client != null) {
-            throw new IllegalArgumentException("--server and --client exclude each other");
-        }
+        validate();
+        PerfFormat format = json ? PerfFormat.JSON : csv ? PerfFormat.CSV : PerfFormat.TABLE;
         if (server) {
             InetAddress at = InetAddress.getByName(bind == null ? "127.0.0.1" : bind);
             return new PerfServer(transport == null ? "iwarp" : transport, at, port, once ? 1 : connections, crc, pcap,
@@ -145,283 +143,142 @@ final class PerfCommand implements Callable<Integer> {
                 System.err.println("jndk perf: unknown host " + client);
                 return 2;
             }
-            return new PerfClient(transport == null ? "iwarp" : transport, client, new InetSocketAddress(host, port),
-                    bind == null ? null : InetAddress.getByName(bind), ops, sizes, this::itersFor, depth, crc, pcap,
-                    seed != null ? seed : new SplittableRandom().nextLong(), json, System.out, System.err).run();
-        }
-        if (transport == null) {
-            transport = "loopback";
-        }
-        int maxSize = sizes.stream().mapToInt(Integer::intValue).max().orElse(4096);
-        List<Row> rows = new ArrayList<>();
-        try (Arena arena = Arena.ofShared()) {
-            setUp();
-            MemorySegment src = arena.allocate(maxSize, 4096);
-            MemorySegment dst = arena.allocate(maxSize, 4096);
-            NdkMr srcA = register(pdA, src), dstB = register(pdB, dst);
-            MemorySegment readSrc = arena.allocate(maxSize, 4096);
-            MemorySegment readDst = arena.allocate(maxSize, 4096);
-            NdkMr readSrcB = register(pdB, readSrc), readDstA = register(pdA, readDst);
-            if (!json) {
-                System.out.printf(Locale.ROOT, "jndk perf: %s transport, two adapters in one process, %d in flight%n%n", transport,
-                        depth);
-                printHeader(System.out);
+            List<PerfFormat.Row> rows = new ArrayList<>();
+            int status;
+            try (PerfProgress progress = progress(format)) {
+                status = new PerfClient(transport == null ? "iwarp" : transport, client, new InetSocketAddress(host, port),
+                        bind == null ? null : InetAddress.getByName(bind), ops, sizes(), this::itersFor, depth, crc, pcap,
+                        seed != null ? seed : new SplittableRandom().nextLong(), format, mode.equals("lat"), qps, inline,
+                        wait.block, System.out, System.err).run(rows, progress);
             }
-            for (int size : sizes) {
+            return plotted(rows, status);
+        }
+        return local(format, transport == null ? "loopback" : transport, System.out);
+    }
+
+    private void validate() {
+        for (String op : ops) {
+            if (!List.of("write", "read", "send").contains(op)) {
+                throw new IllegalArgumentException("unknown --op " + op + " (write, read or send)");
+            }
+        }
+        for (int size : sizes()) {
+            if (size < 1 || size > PerfProtocol.MAX_SIZE) {
+                throw new IllegalArgumentException("size " + size + " outside 1.." + PerfProtocol.MAX_SIZE);
+            }
+        }
+        if (!mode.equals("bw") && !mode.equals("lat")) {
+            throw new IllegalArgumentException("unknown --mode " + mode + " (bw or lat)");
+        }
+        if (depth < 1 || depth > 1024) {
+            throw new IllegalArgumentException("--depth " + depth + " outside 1..1024");
+        }
+        if (qps < 1 || qps > 64) {
+            throw new IllegalArgumentException("--qps " + qps + " outside 1..64");
+        }
+        if (iters != null && iters < 1) {
+            throw new IllegalArgumentException("-n " + iters + " must be at least 1");
+        }
+        if (iters != null && duration != null) {
+            throw new IllegalArgumentException("-n and -D exclude each other");
+        }
+        if (duration != null && !(duration > 0 && duration <= 3600)) {
+            throw new IllegalArgumentException("-D " + duration + " outside (0, 3600] seconds");
+        }
+        if (json && csv) {
+            throw new IllegalArgumentException("--json and --csv exclude each other");
+        }
+        if (plot != null) {
+            PerfPlot.Kind.of(plot); // an unknown extension fails before the run, not after
+        }
+        if (server && client != null) {
+            throw new IllegalArgumentException("--server and --client exclude each other");
+        }
+        if (client != null && duration != null) {
+            throw new IllegalArgumentException("-D runs in one process only (not yet with --client)");
+        }
+    }
+
+    List<Integer> sizes() {
+        if (!allSizes) {
+            return sizes;
+        }
+        List<Integer> all = new ArrayList<>();
+        for (int s = 2; s <= ALL_SIZES_MAX; s *= 2) {
+            all.add(s);
+        }
+        return all;
+    }
+
+    private int local(PerfFormat format, String transportName, PrintStream out) {
+        List<Integer> sizeList = sizes();
+        int maxSize = sizeList.stream().mapToInt(Integer::intValue).max().orElse(4096);
+        boolean lat = mode.equals("lat");
+        List<PerfFormat.Row> rows = new ArrayList<>();
+        PerfLocal.Settings settings = new PerfLocal.Settings(transportName, lat, depth, qps, inline, wait.block, crc, pcap,
+                duration == null ? 0 : duration);
+        try (PerfProgress progress = progress(format);
+                PerfLocal run = new PerfLocal(settings, maxSize)) {
+            if (format == PerfFormat.TABLE) {
+                header(out, transportName, lat, run.inlineLimit());
+            }
+            format.header(out);
+            int total = sizeList.size() * ops.size(), index = 0;
+            for (int size : sizeList) {
                 for (String op : ops) {
-                    Row r = switch (op) {
-                        case "write" -> run("write", size, src, srcA, dst, dstB);
-                        case "read" -> run("read", size, readSrc, readSrcB, readDst, readDstA);
-                        default -> run("send", size, src, srcA, dst, dstB);
-                    };
+                    long n = itersFor(size);
+                    progress.row(index++, total, op + " " + size + " B", (long) qps * (lat ? n : n + Math.min(n, 5000)),
+                            duration == null ? 0 : (long) (duration * 1e9));
+                    PerfFormat.Row r = run.run(op, size, n, progress);
                     rows.add(r);
-                    print(r);
+                    progress.println(() -> format.row(out, r, transportName));
                 }
             }
-            tearDown();
         }
-        boolean ok = rows.stream().allMatch(Row::verified);
-        if (!json) {
-            System.out.println();
-            System.out.println(ok ? "All data verified: every transfer's bytes matched the source."
+        boolean ok = rows.stream().allMatch(PerfFormat.Row::verified);
+        if (format == PerfFormat.TABLE) {
+            out.println();
+            out.println(ok ? "All data verified: every transfer's bytes matched the source."
                     : "DATA MISMATCH: see the rows marked FAILED.");
         }
-        return ok ? 0 : 1;
+        return plotted(rows, ok ? 0 : Failure.Kind.VERIFY.exit);
     }
 
-    private void print(Row r) {
-        printRow(System.out, r, json, transport);
+    private void header(PrintStream out, String transportName, boolean lat, int inlineLimit) {
+        out.printf(Locale.ROOT, "jndk perf: %s transport, two adapters in one process, %d QP pair%s, %s mode%s,"
+                + " completions by %s%s%n",
+                transportName, qps, qps == 1 ? "" : "s", lat ? "latency" : "bandwidth",
+                lat ? "" : " (" + depth + " in flight)", wait.block ? "blocking" : "polling",
+                inline ? ", inline up to " + inlineLimit + " B" : "");
+        out.println(lat ? "latency: write and send: half the round trip of a ping-pong; read: one Read, posting to completion"
+                : "latency: one operation at a time, posting to completion (send: to the receive completion)");
+        out.println();
     }
 
-    static void printHeader(PrintStream out) {
-        out.printf(Locale.ROOT, "%9s  %-5s  %7s  %8s  %8s  %8s  %9s  %9s  %9s  %s%n", "size", "op", "iters", "GB/s", "Gbit/s",
-                "Mmsg/s", "p50 us", "p99 us", "max us", "data");
+    private static PerfProgress progress(PerfFormat format) {
+        return format == PerfFormat.TABLE ? PerfProgress.forTerminal(System.err) : PerfProgress.off();
     }
 
-    static void printRow(PrintStream out, Row r, boolean json, String transport) {
-        if (json) {
-            out.printf(Locale.ROOT,
-                    "{\"transport\":\"%s\",\"size\":%d,\"op\":\"%s\",\"iters\":%d,\"gbytes_per_s\":%.4f,\"gbits_per_s\":%.4f,"
-                            + "\"mmsg_per_s\":%.4f,\"lat_p50_us\":%.2f,\"lat_p99_us\":%.2f,\"lat_max_us\":%.2f,\"verified\":%b}%n",
-                    transport, r.size(), r.op(), r.iters(), r.gbytesPerSec(), r.gbytesPerSec() * 8, r.mmsgPerSec(), r.p50us(),
-                    r.p99us(), r.maxus(), r.verified());
-        } else {
-            out.printf(Locale.ROOT, "%9d  %-5s  %7d  %8.3f  %8.2f  %8.3f  %9.2f  %9.2f  %9.2f  %s%n", r.size(), r.op(),
-                    r.iters(), r.gbytesPerSec(), r.gbytesPerSec() * 8, r.mmsgPerSec(), r.p50us(), r.p99us(), r.maxus(),
-                    r.verified() ? "verified" : "FAILED");
+    private int plotted(List<PerfFormat.Row> rows, int status) {
+        if (plot != null && !rows.isEmpty()) {
+            try {
+                PerfPlot.write(plot, rows, "jndk perf, " + (transport == null ? client == null ? "loopback" : "iwarp" : transport)
+                        + ", " + (mode.equals("lat") ? "latency" : "bandwidth") + " mode");
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException("cannot write the chart " + plot + ": " + e.getMessage(), e);
+            }
+            System.err.println("jndk perf: chart written to " + plot);
         }
-        out.flush();
+        return status;
     }
 
     private int itersFor(int size) {
         if (iters != null) {
             return iters;
         }
+        if (mode.equals("lat")) {
+            return (int) Math.max(100, Math.min(5_000, (256L << 20) / Math.max(size, 1)));
+        }
         return (int) Math.max(200, Math.min(50_000, (512L << 20) / Math.max(size, 1)));
-    }
-
-    /**
-     * Runs one operation: a bandwidth phase with {@code depth} requests in flight, a latency phase of single
-     * requests, and verification of the destination bytes after each phase.
-     */
-    private Row run(String op, int size, MemorySegment src, NdkMr srcMr, MemorySegment dst, NdkMr dstMr) {
-        int n = itersFor(size);
-        SplittableRandom rnd = new SplittableRandom(size * 31L + op.hashCode());
-        for (long i = 0; i < size; i++) {
-            src.set(ValueLayout.JAVA_BYTE, i, (byte) rnd.nextInt(256));
-        }
-        NdkSge[] local = {new NdkSge()};
-        NdkSge[] recv = {new NdkSge(dst.address(), size, dstMr.getLocalToken())};
-        NdkResultEx[] res = new NdkResultEx[32];
-        for (int i = 0; i < res.length; i++) {
-            res[i] = new NdkResultEx();
-        }
-        boolean verified = true;
-        // ---- bandwidth
-        dst.asSlice(0, size).fill((byte) 0);
-        int posted = 0, completed = 0, recvPosted = 0, recvDone = 0;
-        long t0 = System.nanoTime();
-        while (completed < n) {
-            while (posted < n && posted - completed < depth) {
-                if (op.equals("send") && recvPosted - recvDone < depth && recvPosted < n) {
-                    check(qpB.receive(null, recv, 1), "receive");
-                    recvPosted++;
-                    continue;
-                }
-                if (op.equals("send") && posted >= recvPosted) {
-                    break; // every Send needs a posted receive at the peer (iWARP has no receiver-not-ready retry)
-                }
-                check(post(op, size, src, srcMr, dst, dstMr, local), op);
-                posted++;
-            }
-            int k = cqA.getCqResultsEx(res, res.length);
-            for (int i = 0; i < k; i++) {
-                check(res[i], op + " completion");
-            }
-            completed += k;
-            if (op.equals("send")) {
-                int m = cqB.getCqResultsEx(res, res.length);
-                for (int i = 0; i < m; i++) {
-                    check(res[i], "receive completion");
-                    verified &= res[i].bytesTransferred == size;
-                }
-                recvDone += m;
-            }
-        }
-        while (op.equals("send") && recvDone < recvPosted) {
-            int m = cqB.getCqResultsEx(res, res.length);
-            for (int i = 0; i < m; i++) {
-                check(res[i], "receive completion");
-            }
-            recvDone += m;
-        }
-        long elapsed = System.nanoTime() - t0;
-        verified &= placed(dst, src, size);
-        // ---- latency
-        Histogram h = new Histogram(3_600_000_000L, 3);
-        int m = Math.min(n, 5000);
-        for (int i = 0; i < m; i++) {
-            if (size <= 4096) {
-                dst.asSlice(0, size).fill((byte) 0);
-            }
-            if (op.equals("send")) {
-                check(qpB.receive(null, recv, 1), "receive");
-            }
-            long s = System.nanoTime();
-            check(post(op, size, src, srcMr, dst, dstMr, local), op);
-            NdkCq cq = op.equals("send") ? cqB : cqA;
-            while (cq.getCqResultsEx(res, 1) == 0) {
-                Thread.onSpinWait();
-            }
-            h.recordValue(Math.max(1, (System.nanoTime() - s) / 10));
-            check(res[0], op + " completion");
-            if (op.equals("send")) {
-                while (cqA.getCqResultsEx(res, 1) == 0) {
-                    Thread.onSpinWait();
-                }
-                check(res[0], "send completion");
-            }
-            if (size <= 4096) {
-                verified &= placed(dst, src, size);
-            }
-        }
-        verified &= placed(dst, src, size);
-        double secs = elapsed / 1e9;
-        return new Row(size, op, n, (double) size * n / secs / 1e9, n / secs / 1e6, h.getValueAtPercentile(50) / 100.0,
-                h.getValueAtPercentile(99) / 100.0, h.getMaxValue() / 100.0, verified);
-    }
-
-    /**
-     * Whether the destination holds the source bytes. A Write is complete at its sender once handed to the
-     * transport (RDMAP rule 9), so placement at the target may follow a moment later: wait for it, bounded.
-     */
-    private static boolean placed(MemorySegment dst, MemorySegment src, int size) {
-        long deadline = System.nanoTime() + 5_000_000_000L;
-        while (dst.asSlice(0, size).mismatch(src.asSlice(0, size)) != -1) {
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            Thread.onSpinWait();
-        }
-        return true;
-    }
-
-    private int post(String op, int size, MemorySegment src, NdkMr srcMr, MemorySegment dst, NdkMr dstMr, NdkSge[] local) {
-        return switch (op) {
-            case "write" -> qpA.write(null, local(local, src, size, srcMr), 1, dst.address(), dstMr.getRemoteToken(), 0);
-            case "read" -> qpA.read(null, local(local, dst, size, dstMr), 1, src.address(), srcMr.getRemoteToken(), 0);
-            default -> qpA.send(null, local(local, src, size, srcMr), 1, 0);
-        };
-    }
-
-    private static NdkSge[] local(NdkSge[] s, MemorySegment seg, int size, NdkMr mr) {
-        s[0].set(seg.address(), size, mr.getLocalToken());
-        return s;
-    }
-
-    private static void check(NdkResultEx r, String what) {
-        if (r.status != NtStatus.STATUS_SUCCESS) {
-            throw new Sync.NdkException(what + (r.providerErrorCode != 0
-                    ? String.format(" (peer Terminate layer %d, type %d, code 0x%02X)", r.providerErrorCode >>> 12 & 0xF,
-                            r.providerErrorCode >>> 8 & 0xF, r.providerErrorCode & 0xFF) : ""), r.status);
-        }
-    }
-
-    private static void check(int status, String what) {
-        if (status != NtStatus.STATUS_SUCCESS) {
-            throw new Sync.NdkException(what, status);
-        }
-    }
-
-    private NdkMr register(NdkPd pd, MemorySegment seg) {
-        NdkMr mr = Sync.create("CreateMr", (cc, c, o) -> pd.createMr(false, cc, c, o));
-        Sync.request("RegisterMr", (rc, c) -> mr.registerMr(Mdl.of(seg), seg.byteSize(),
-                NdkMrFlags.ALLOW_LOCAL_WRITE | NdkMrFlags.ALLOW_REMOTE_READ | NdkMrFlags.ALLOW_REMOTE_WRITE, rc, c));
-        mrs.add(mr);
-        return mr;
-    }
-
-    private void setUp() {
-        InetAddress lo = InetAddress.getLoopbackAddress();
-        java.util.Map<String, String> opts = new java.util.HashMap<>();
-        if (crc) {
-            opts.put("crc", "true");
-        }
-        a = Ndk.open(NdkOpenParameters.of(transport, lo).withOptions(pcap == null ? opts : withPcap(opts, pcap)));
-        b = Ndk.open(NdkOpenParameters.of(transport, lo).withOptions(opts));
-        int qd = Math.max(depth * 2, 64);
-        pdA = Sync.create("CreatePd", a::createPd);
-        pdB = Sync.create("CreatePd", b::createPd);
-        cqA = Sync.create("CreateCq", (cc, c, o) -> a.createCq(qd * 2, null, null, null, cc, c, o));
-        cqB = Sync.create("CreateCq", (cc, c, o) -> b.createCq(qd * 2, null, null, null, cc, c, o));
-        qpA = Sync.create("CreateQp", (cc, c, o) -> pdA.createQp(cqA, cqA, "A", qd, qd, 1, 1, 0, cc, c, o));
-        qpB = Sync.create("CreateQp", (cc, c, o) -> pdB.createQp(cqB, cqB, "B", qd, qd, 1, 1, 0, cc, c, o));
-        ConcurrentLinkedQueue<NdkConnector> incoming = new ConcurrentLinkedQueue<>();
-        listener = Sync.create("CreateListener", (cc, c, o) -> b.createListener((x, conn) -> incoming.add(conn), null, cc, c, o));
-        Sync.request("Listen", (rc, c) -> listener.listen(new InetSocketAddress(lo, 0), rc, c));
-        Ref<InetSocketAddress> addr = new Ref<>();
-        Sync.check("GetListenerLocalAddress", listener.getLocalAddress(addr, new IntRef(28)));
-        connA = Sync.create("CreateConnector", a::createConnector);
-        CompletableFuture<Integer> connect = Sync.start((rc, c) -> connA.connect(qpA, new InetSocketAddress(lo, 0), addr.get(),
-                16, 16, null, rc, c));
-        long deadline = System.nanoTime() + Sync.TIMEOUT_MS * 1_000_000;
-        while (incoming.isEmpty()) {
-            if (connect.isDone() && connect.join() != NtStatus.STATUS_PENDING) {
-                Sync.check("Connect", connect.join());
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("no connection request arrived at the listener");
-            }
-            Thread.onSpinWait();
-        }
-        connB = incoming.poll();
-        CompletableFuture<Integer> accept = Sync.start((rc, c) -> connB.accept(qpB, 16, 16, null, null, null, rc, c));
-        Sync.check("Connect", Sync.get(connect, "Connect"));
-        Sync.request("CompleteConnect", (rc, c) -> connA.completeConnect(null, null, rc, c));
-        Sync.check("Accept", Sync.get(accept, "Accept"));
-    }
-
-    private static java.util.Map<String, String> withPcap(java.util.Map<String, String> opts, String file) {
-        java.util.Map<String, String> m = new java.util.HashMap<>(opts);
-        m.put("pcap", file);
-        return m;
-    }
-
-    private void tearDown() {
-        Sync.request("Disconnect", (rc, c) -> connA.disconnect(rc, c));
-        Sync.close(connA);
-        Sync.close(connB);
-        Sync.close(listener);
-        for (NdkMr mr : mrs) {
-            Sync.close(mr);
-        }
-        Sync.close(qpA);
-        Sync.close(qpB);
-        Sync.close(cqA);
-        Sync.close(cqB);
-        Sync.close(pdA);
-        Sync.close(pdB);
-        a.close();
-        b.close();
     }
 }

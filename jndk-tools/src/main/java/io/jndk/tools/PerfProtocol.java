@@ -17,15 +17,20 @@ import java.nio.charset.StandardCharsets;
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
  * |                     magic 0x4A4E4450 ("JNDP")                  |
  * +---------------+---------------+---------------+---------------+
- * |   version 1   | kind 1/2/3    |  (kind specific, see below)   |
+ * |  version 1|2  | kind 1/2/3    |  (kind specific, see below)   |
  * +---------------+---------------+---------------+---------------+
  * </pre>
- * Request (client to server, in Connect), 56 bytes: op (1 write, 2 read, 3 send) at 6, reserved byte at 7, then
+ * Request (client to server, in Connect), 56 bytes: op (1 write, 2 read, 3 send) at 6, flags at 7 (version 2; bit 0:
+ * latency mode, a ping-pong; other bits zero; version 1 had a zero byte here and only the bandwidth mode), then
  * u32 size at 8, u32 bandwidth iterations at 12, u32 latency iterations at 16, u32 slots at 20, u32 depth at 24,
  * u32 the client buffer's remote token at 28, u64 seed at 32, u64 client buffer VA at 40, u64 its length at 48.
  *
- * <p>Accept (server to client, in Accept), 40 bytes: u16 reserved at 6, u32 receive depth at 8 (receives the
- * server keeps posted for Sends), u32 acknowledgement batch at 12, u32 the server buffer's remote token at 16,
+ * <p>In latency mode the client buffer (VA, token, length) is where the server Writes its answers (write), the
+ * iterations are the round trips (latency iterations 0), and slots is 1; the server answers every Send with a Send
+ * of the pattern's first {@code size} bytes and ends with the report as in bandwidth mode.
+ *
+ * <p>The server answers in the version the client spoke. Accept (server to client, in Accept), 40 bytes: u16
+ * reserved at 6, u32 receive depth at 8 (receives the server keeps posted for Sends), u32 acknowledgement batch at 12, u32 the server buffer's remote token at 16,
  * u32 reserved at 20, u64 server buffer VA at 24, u64 its length at 32.
  *
  * <p>Reject (server to client, in Reject): u16 length at 6, then that many bytes of UTF-8 reason.
@@ -38,7 +43,11 @@ final class PerfProtocol {
     private PerfProtocol() {}
 
     static final int MAGIC = 0x4A4E4450;
-    static final int VERSION = 1;
+    /** The version this side speaks; it also understands {@link #MIN_VERSION} and answers in the peer's. */
+    static final int VERSION = 2;
+    static final int MIN_VERSION = 1;
+    /** Request flag: latency mode (ping-pong). */
+    static final int FLAG_LATENCY = 1;
     static final int KIND_REQUEST = 1, KIND_ACCEPT = 2, KIND_REJECT = 3;
     static final int REQUEST_LENGTH = 56, ACCEPT_LENGTH = 40;
     /** Largest message size either side accepts. */
@@ -80,21 +89,31 @@ final class PerfProtocol {
         }
     }
 
-    /** The client's request. */
+    /** The client's request, in protocol {@code version}. */
     record Request(Op op, int size, int iters, int latencyIters, int slots, int depth, long seed, long va, int token,
-            long length) {
+            long length, boolean latency, int version) {
+        /** A bandwidth-mode request of the current version. */
+        Request(Op op, int size, int iters, int latencyIters, int slots, int depth, long seed, long va, int token,
+                long length) {
+            this(op, size, iters, latencyIters, slots, depth, seed, va, token, length, false, VERSION);
+        }
+
         byte[] encode() {
-            ByteBuffer b = header(REQUEST_LENGTH, KIND_REQUEST);
-            b.put(6, (byte) op.code).putInt(8, size).putInt(12, iters).putInt(16, latencyIters).putInt(20, slots)
-                    .putInt(24, depth).putInt(28, token).putLong(32, seed).putLong(40, va).putLong(48, length);
+            ByteBuffer b = header(REQUEST_LENGTH, KIND_REQUEST, version);
+            b.put(6, (byte) op.code).put(7, (byte) (latency ? FLAG_LATENCY : 0)).putInt(8, size).putInt(12, iters)
+                    .putInt(16, latencyIters).putInt(20, slots).putInt(24, depth).putInt(28, token).putLong(32, seed).putLong(40, va).putLong(48, length);
             return b.array();
         }
 
         /** Decodes and validates a request; throws {@link IllegalArgumentException} with a reason to send back. */
         static Request decode(byte[] pd, int length) {
             ByteBuffer b = check(pd, length, KIND_REQUEST, REQUEST_LENGTH);
+            int flags = b.get(7) & 0xFF;
+            if ((flags & ~FLAG_LATENCY) != 0 || b.get(4) == 1 && flags != 0) {
+                throw new IllegalArgumentException(String.format("unknown request flags 0x%02X", flags));
+            }
             Request r = new Request(Op.ofCode(b.get(6)), b.getInt(8), b.getInt(12), b.getInt(16), b.getInt(20),
-                    b.getInt(24), b.getLong(32), b.getLong(40), b.getInt(28), b.getLong(48));
+                    b.getInt(24), b.getLong(32), b.getLong(40), b.getInt(28), b.getLong(48), flags != 0, b.get(4));
             if (r.size < 1 || r.size > MAX_SIZE) {
                 throw new IllegalArgumentException("size " + r.size + " outside 1.." + MAX_SIZE);
             }
@@ -110,8 +129,9 @@ final class PerfProtocol {
 
     /** The server's answer. */
     record Accept(int receiveDepth, int ackBatch, long va, int token, long length) {
-        byte[] encode() {
-            ByteBuffer b = header(ACCEPT_LENGTH, KIND_ACCEPT);
+        /** The accept in protocol {@code version} (the request's). */
+        byte[] encode(int version) {
+            ByteBuffer b = header(ACCEPT_LENGTH, KIND_ACCEPT, version);
             b.putInt(8, receiveDepth).putInt(12, ackBatch).putInt(16, token).putLong(24, va).putLong(32, length);
             return b.array();
         }
@@ -126,7 +146,7 @@ final class PerfProtocol {
     static byte[] encodeReject(String reason) {
         byte[] text = reason.getBytes(StandardCharsets.UTF_8);
         int n = Math.min(text.length, 252 - 8);
-        ByteBuffer b = header(8 + n, KIND_REJECT);
+        ByteBuffer b = header(8 + n, KIND_REJECT, MIN_VERSION);
         b.putShort(6, (short) n).put(8, text, 0, n);
         return b.array();
     }
@@ -142,9 +162,9 @@ final class PerfProtocol {
         }
     }
 
-    private static ByteBuffer header(int length, int kind) {
+    private static ByteBuffer header(int length, int kind, int version) {
         ByteBuffer b = ByteBuffer.allocate(length).order(ByteOrder.BIG_ENDIAN);
-        b.putInt(0, MAGIC).put(4, (byte) VERSION).put(5, (byte) kind);
+        b.putInt(0, MAGIC).put(4, (byte) version).put(5, (byte) kind);
         return b;
     }
 
@@ -156,8 +176,9 @@ final class PerfProtocol {
         if (b.getInt(0) != MAGIC) {
             throw new IllegalArgumentException(String.format("private data magic 0x%08X is not jndk perf", b.getInt(0)));
         }
-        if (b.get(4) != VERSION) {
-            throw new IllegalArgumentException("jndk perf protocol version " + b.get(4) + " (this side speaks " + VERSION + ")");
+        if (b.get(4) < MIN_VERSION || b.get(4) > VERSION) {
+            throw new IllegalArgumentException("jndk perf protocol version " + b.get(4) + " (this side speaks " + MIN_VERSION
+                    + " to " + VERSION + ")");
         }
         if (b.get(5) != kind || length < minLength) {
             throw new IllegalArgumentException("unexpected jndk perf message kind " + b.get(5) + " of " + length + " bytes");

@@ -26,9 +26,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * {@code jndk perf --server}: listens and serves one client connection after another. For Writes and Reads it
+ * {@code jndk perf --server}: listens and serves client connections, each in its own thread. For Writes and Reads it
  * exposes a buffer (filled with the agreed pattern for Reads); for Sends it keeps receives posted, checks every
  * received message against the pattern, acknowledges received messages in batches (the client's credit) and ends
  * with a report of good and bad messages.
@@ -84,23 +85,30 @@ final class PerfServer {
         out.println("listening on " + where.get().getAddress().getHostAddress() + ":" + where.get().getPort() + " ("
                 + transport + ")");
         out.flush();
-        int failures = 0;
+        AtomicInteger failures = new AtomicInteger();
+        List<PerfThread> serving = new ArrayList<>();
         for (int served = 0; clients <= 0 || served < clients; served++) {
             NdkConnector conn = incoming.take();
-            try {
-                if (!serve(adapter, pd, conn)) {
-                    failures++;
+            serving.removeIf(PerfThread::finished);
+            serving.add(PerfThread.start("perf-serve-" + served, () -> {
+                try {
+                    if (!serve(adapter, pd, conn)) {
+                        failures.incrementAndGet();
+                    }
+                } catch (RuntimeException | InterruptedException e) {
+                    failures.incrementAndGet();
+                    err.println("jndk perf: client failed: " + e.getMessage());
                 }
-            } catch (RuntimeException e) {
-                failures++;
-                err.println("jndk perf: client failed: " + e.getMessage());
-            }
-            out.flush();
+                out.flush();
+            }));
+        }
+        for (PerfThread t : serving) {
+            t.join(java.time.Duration.ofDays(1)); // each connection ends when its client leaves
         }
         Sync.close(listener);
         Sync.close(pd);
         adapter.close();
-        return failures == 0 ? 0 : 1;
+        return failures.get() == 0 ? 0 : 1;
     }
 
     private boolean serve(NdkAdapter adapter, NdkPd pd, NdkConnector conn) throws InterruptedException {
@@ -122,8 +130,13 @@ final class PerfServer {
             err.println("jndk perf: rejected " + who + ": " + e.getMessage());
             return false;
         }
-        out.printf(java.util.Locale.ROOT, "%s: %s, %d B, %d + %d iterations, %d in flight%n", who, req.op().label(),
-                req.size(), req.iters(), req.latencyIters(), req.depth());
+        if (req.latency()) {
+            out.printf(java.util.Locale.ROOT, "%s: %s, %d B, %d round trips (latency mode)%n", who, req.op().label(),
+                    req.size(), req.iters());
+        } else {
+            out.printf(java.util.Locale.ROOT, "%s: %s, %d B, %d + %d iterations, %d in flight%n", who, req.op().label(),
+                    req.size(), req.iters(), req.latencyIters(), req.depth());
+        }
         List<NdkMr> mrs = new ArrayList<>();
         NdkCq rcq = null, scq = null;
         NdkQp qp = null;
@@ -131,7 +144,10 @@ final class PerfServer {
         try (Arena arena = Arena.ofShared()) {
             boolean send = req.op() == Op.SEND;
             int depth = 0, batch = 0;
-            if (send) {
+            if (send && req.latency()) {
+                depth = 2; // the client has one message in flight; the answer goes out before its receive is re-posted
+                batch = 1;
+            } else if (send) {
                 depth = Math.clamp(2L * req.depth(), 4, 64);
                 while (depth > 2 && (long) depth * req.size() > PerfProtocol.MAX_BUFFER) {
                     depth /= 2;
@@ -153,6 +169,7 @@ final class PerfServer {
             MemorySegment control = arena.allocate(CONTROL_SLOTS * CONTROL_SLOT_BYTES, 64);
             NdkMr mr = PerfSupport.register(pd, region, mrs);
             NdkMr controlMr = PerfSupport.register(pd, control, mrs);
+            NdkMr expectedMr = expected == null ? null : PerfSupport.register(pd, expected, mrs);
             rcq = PerfSupport.cq(adapter, depth + 8);
             scq = PerfSupport.cq(adapter, CONTROL_SLOTS + 8);
             NdkCq r = rcq, sc = scq;
@@ -163,13 +180,16 @@ final class PerfServer {
                 PerfSupport.check(qp.receive(i, sge(sge, region, (long) i * req.size(), req.size(), mr), 1), "Receive");
             }
             CompletableFuture<Void> gone = new CompletableFuture<>();
-            byte[] answer = new Accept(depth, batch, region.address(), mr.getRemoteToken(), regionLength).encode();
+            byte[] answer = new Accept(depth, batch, region.address(), mr.getRemoteToken(), regionLength).encode(req.version());
             NdkQp q = qp;
             Sync.request("Accept", (rc, c) -> conn.accept(q, 16, 16, answer, x -> gone.complete(null), null, rc, c));
             accepted = true;
             boolean ok = true;
             if (send) {
-                ok = receiveAll(req, who, qp, rcq, scq, region, mr, expected, control, controlMr, depth, batch, gone);
+                ok = receiveAll(req, who, qp, rcq, scq, region, mr, expected, expectedMr, control, controlMr, depth, batch,
+                        gone);
+            } else if (req.op() == Op.WRITE && req.latency()) {
+                ok = answerWrites(req, who, qp, scq, region, mr, gone);
             }
             gone.join(); // the client disconnects when it is done (or its process ends: a reset)
             if (!send) {
@@ -191,7 +211,7 @@ final class PerfServer {
     }
 
     private boolean receiveAll(Request req, String who, NdkQp qp, NdkCq rcq, NdkCq scq, MemorySegment region, NdkMr mr,
-            MemorySegment expected, MemorySegment control, NdkMr controlMr, int depth, int batch,
+            MemorySegment expected, NdkMr expectedMr, MemorySegment control, NdkMr controlMr, int depth, int batch,
             CompletableFuture<Void> gone) {
         int size = req.size();
         long total = (long) req.iters() + req.latencyIters();
@@ -199,6 +219,7 @@ final class PerfServer {
         NdkSge[] sge = {new NdkSge()};
         NdkResultEx[] res = PerfSupport.results(Math.max(depth, 1));
         Control ctl = new Control(qp, scq, control, controlMr);
+        NdkSge[] answer = {new NdkSge(expected.address(), size, expectedMr.getLocalToken())};
         int spins = 0;
         while (received < total) {
             int k = rcq.getCqResultsEx(res, res.length);
@@ -210,6 +231,9 @@ final class PerfServer {
                     return false;
                 }
                 int slot = (Integer) r.requestContext;
+                if (req.latency()) {
+                    ctl.post(answer); // at once: the check below overlaps the client's turn
+                }
                 long want = received % req.slots() * size;
                 if (r.bytesTransferred == size
                         && region.asSlice((long) slot * size, size).mismatch(expected.asSlice(want, size)) == -1) {
@@ -219,7 +243,7 @@ final class PerfServer {
                 }
                 received++;
                 PerfSupport.check(qp.receive(r.requestContext, sge(sge, region, (long) slot * size, size, mr), 1), "Receive");
-                if (received > req.iters() || received % batch == 0 || received == req.iters()) {
+                if (!req.latency() && (received > req.iters() || received % batch == 0 || received == req.iters())) {
                     ctl.send(received, -1); // the receive is re-posted before the client hears of it
                 }
             }
@@ -236,6 +260,45 @@ final class PerfServer {
         ctl.drain();
         out.printf(java.util.Locale.ROOT, "%s: %d messages of %d B checked: %d good, %d bad%n", who, received, size, good, bad);
         return bad == 0;
+    }
+
+    /**
+     * Latency mode, write: waits for the client's Write to land (its last byte becomes this round's tag) and Writes
+     * the received bytes back into the client's buffer, {@code iters} times.
+     */
+    private boolean answerWrites(Request req, String who, NdkQp qp, NdkCq scq, MemorySegment region, NdkMr mr,
+            CompletableFuture<Void> gone) {
+        int last = req.size() - 1;
+        NdkSge[] sge = {new NdkSge(region.address(), req.size(), mr.getLocalToken())};
+        NdkResultEx[] res = PerfSupport.results(16);
+        long outstanding = 0;
+        for (long i = 0; i < req.iters(); i++) {
+            byte tag = PerfSupport.tag(i);
+            long since = System.nanoTime();
+            int spins = 0;
+            while (PerfSupport.byteAcquire(region, last) != tag) {
+                if (gone.isDone() || System.nanoTime() - since > Sync.TIMEOUT_MS * 1_000_000) {
+                    err.println("jndk perf: " + who + ": client left after " + i + " of " + req.iters() + " writes");
+                    return false;
+                }
+                spins = PerfSupport.idle(spins);
+            }
+            PerfSupport.check(qp.write(null, sge, 1, req.va(), req.token(), 0), "Write");
+            outstanding++;
+            PerfSupport.Watchdog w = new PerfSupport.Watchdog("write answers");
+            while (outstanding > 8 || outstanding > 0 && i == req.iters() - 1) {
+                int k = scq.getCqResultsEx(res, res.length);
+                for (int j = 0; j < k; j++) {
+                    PerfSupport.check(res[j], "write completion");
+                }
+                outstanding -= k;
+                if (k == 0) {
+                    w.idle();
+                }
+            }
+        }
+        out.printf(java.util.Locale.ROOT, "%s: %d writes of %d B answered%n", who, req.iters(), req.size());
+        return true;
     }
 
     /** Fault injection for tests of the verification itself: one wrong byte in the middle of a buffer. */
@@ -270,6 +333,27 @@ final class PerfServer {
 
         /** Sends an acknowledgement ({@code second < 0}) or the report. */
         void send(long first, long second) {
+            awaitRoom();
+            long off = (long) next * CONTROL_SLOT_BYTES;
+            PerfProtocol.putLong(buf, off, first);
+            int len = PerfProtocol.ACK_LENGTH;
+            if (second >= 0) {
+                PerfProtocol.putLong(buf, off + 8, second);
+                len = PerfProtocol.REPORT_LENGTH;
+            }
+            sge[0].set(buf.address() + off, len, mr.getLocalToken());
+            post(sge);
+            next = (next + 1) % CONTROL_SLOTS;
+        }
+
+        /** Posts a Send of {@code list} once fewer than {@link #CONTROL_SLOTS} Sends are outstanding. */
+        void post(NdkSge[] list) {
+            awaitRoom();
+            PerfSupport.check(qp.send(null, list, 1, 0), "Send");
+            outstanding++;
+        }
+
+        private void awaitRoom() {
             long deadline = System.nanoTime() + Sync.TIMEOUT_MS * 1_000_000;
             int spins = 0;
             while (outstanding == CONTROL_SLOTS) {
@@ -280,17 +364,6 @@ final class PerfServer {
                     spins = PerfSupport.idle(spins);
                 }
             }
-            long off = (long) next * CONTROL_SLOT_BYTES;
-            PerfProtocol.putLong(buf, off, first);
-            int len = PerfProtocol.ACK_LENGTH;
-            if (second >= 0) {
-                PerfProtocol.putLong(buf, off + 8, second);
-                len = PerfProtocol.REPORT_LENGTH;
-            }
-            sge[0].set(buf.address() + off, len, mr.getLocalToken());
-            PerfSupport.check(qp.send(null, sge, 1, 0), "Send");
-            outstanding++;
-            next = (next + 1) % CONTROL_SLOTS;
         }
 
         int reap() {

@@ -12,6 +12,8 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -87,6 +89,18 @@ public final class PerfSupport {
         }
     }
 
+    private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
+
+    /** A byte read with acquire semantics: the last byte of a buffer a peer Writes into, polled for arrival. */
+    static byte byteAcquire(MemorySegment seg, long offset) {
+        return (byte) BYTE.getAcquire(seg, offset);
+    }
+
+    /** The ping-pong tag of round {@code i}: never 0 (buffers start cleared), different from the previous one. */
+    static byte tag(long i) {
+        return (byte) (i % 255 + 1);
+    }
+
     /** Busy-wait step that leaves the (possibly few) cores to the transport now and then. */
     public static int idle(int spins) {
         if ((spins & 1023) == 1023) {
@@ -95,5 +109,32 @@ public final class PerfSupport {
             Thread.onSpinWait();
         }
         return spins + 1;
+    }
+
+    /** Fails when no progress was made for {@link Sync#TIMEOUT_MS}. */
+    static final class Watchdog {
+        private final String what;
+        private long last = System.nanoTime();
+        private int spins;
+
+        Watchdog(String what) {
+            this.what = what;
+        }
+
+        void progress() {
+            last = System.nanoTime();
+        }
+
+        void idle() {
+            check();
+            spins = PerfSupport.idle(spins);
+        }
+
+        /** Throws when there was no progress for {@link Sync#TIMEOUT_MS}. */
+        void check() {
+            if (System.nanoTime() - last > Sync.TIMEOUT_MS * 1_000_000) {
+                throw new IllegalStateException(what + ": no progress for " + Sync.TIMEOUT_MS + " ms");
+            }
+        }
     }
 }

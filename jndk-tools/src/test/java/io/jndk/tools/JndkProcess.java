@@ -22,6 +22,7 @@ final class JndkProcess implements AutoCloseable {
     private final Process process;
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     private final StringBuffer all = new StringBuffer();
+    private final StringBuffer stdout = new StringBuffer();
     private final Thread outReader;
     private final Thread errReader;
 
@@ -57,6 +58,7 @@ final class JndkProcess implements AutoCloseable {
             for (String line; (line = r.readLine()) != null; ) {
                 all.append(stdout ? "" : "[stderr] ").append(line).append('\n');
                 if (stdout) {
+                    this.stdout.append(line).append('\n');
                     lines.add(line);
                 }
             }
@@ -99,6 +101,11 @@ final class JndkProcess implements AutoCloseable {
     /** Everything the process printed so far (stderr lines marked). */
     String output() {
         return all.toString();
+    }
+
+    /** What the process printed on stdout so far (nothing of stderr). */
+    String stdout() {
+        return stdout.toString();
     }
 
     /** Kills the process and waits for its end (bounded). */

@@ -22,9 +22,28 @@ class PerfProtocolTest {
         assertThat(Arrays.copyOf(b, 4)).containsExactly(0x4A, 0x4E, 0x44, 0x50);
         assertThat(Request.decode(b, b.length)).isEqualTo(r);
         Accept a = new Accept(32, 4, 0x1000L, 7, 1 << 20);
-        byte[] c = a.encode();
+        byte[] c = a.encode(PerfProtocol.VERSION);
         assertThat(c.length).isLessThanOrEqualTo(252);
         assertThat(Accept.decode(c, c.length)).isEqualTo(a);
+    }
+
+    @Test
+    void version2CarriesTheLatencyModeAndVersion1IsStillUnderstood() {
+        Request lat = new Request(Op.WRITE, 64, 1000, 0, 1, 1, 5L, 0x2000L, 9, 64, true, PerfProtocol.VERSION);
+        byte[] b = lat.encode();
+        assertThat(b[4]).isEqualTo((byte) 2);
+        assertThat(b[7]).isEqualTo((byte) PerfProtocol.FLAG_LATENCY);
+        assertThat(Request.decode(b, b.length)).isEqualTo(lat);
+        // A version 1 client (reserved byte 7 = 0) asks for the bandwidth mode and gets its answer in version 1.
+        Request v1 = new Request(Op.SEND, 8, 10, 10, 1, 1, 5L, 0, 0, 8, false, 1);
+        byte[] old = v1.encode();
+        assertThat(Request.decode(old, old.length)).isEqualTo(v1);
+        byte[] accept = new Accept(4, 2, 0, 0, 8).encode(Request.decode(old, old.length).version());
+        assertThat(accept[4]).isEqualTo((byte) 1);
+        old[7] = 1; // version 1 had no flags
+        assertThatThrownBy(() -> Request.decode(old, old.length)).hasMessageContaining("flags 0x01");
+        b[7] = 6;
+        assertThatThrownBy(() -> Request.decode(b, b.length)).hasMessageContaining("flags 0x06");
     }
 
     @Test

@@ -43,15 +43,38 @@ class PerfTwoProcessTest {
                 assertThat(client.await(RUN)).as("client exit; output:%n%s", client.output()).isEqualTo(0);
                 assertVerifiedRows(client.output(), 6);
             }
-            // Odd size (not a whole number of pattern words) with MPA CRC on every FPDU.
+            // Odd size (not a whole number of pattern words) with MPA CRC on every FPDU, the client sleeping on its CQs.
             try (JndkProcess client = JndkProcess.start(List.of(), "perf", "--client", "127.0.0.1", "--port", "" + port,
-                    "--op", "send", "-s", "1001", "-n", "200", "--depth", "3", "--crc")) {
+                    "--op", "send", "-s", "1001", "-n", "200", "--depth", "3", "--crc", "--block")) {
                 assertThat(client.await(RUN)).as("client exit; output:%n%s", client.output()).isEqualTo(0);
                 assertVerifiedRows(client.output(), 1);
             }
             assertThat(server.await(RUN)).as("server exit; output:%n%s", server.output()).isEqualTo(0);
             assertThat(server.output()).contains("300 + 300 iterations").contains("600 messages of 4096 B checked: 600 good, 0 bad")
                     .contains("400 messages of 1001 B checked: 400 good, 0 bad");
+        }
+    }
+
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void latencyModePingPongsBetweenTwoProcessesOnTwoConnectionsAtOnceInlineWhereItFits() throws Exception {
+        try (JndkProcess server = JndkProcess.start(List.of(), "perf", "--server", "--port", "0", "--connections", "12")) {
+            int port = awaitListening(server);
+            try (JndkProcess client = JndkProcess.start(List.of(), "perf", "--client", "127.0.0.1", "--port", "" + port,
+                    "--mode", "lat", "--qps", "2", "--inline", "-s", "200,1001", "-n", "300", "--csv")) {
+                assertThat(client.await(RUN)).as("client exit; output:%n%s", client.output()).isEqualTo(0);
+                List<String> rows = client.stdout().lines().skip(1).toList();
+                assertThat(rows).as(client.output()).hasSize(6).allMatch(l -> l.startsWith("iwarp,lat,")
+                        && l.contains(",600,2,") && l.endsWith(",true"));
+                // The adapter's inline limit is 256 bytes; Reads never go inline.
+                assertThat(rows.stream().filter(l -> l.endsWith(",true,true")).map(l -> l.split(",")[2] + l.split(",")[3]))
+                        .containsExactlyInAnyOrder("200write", "200send");
+            }
+            assertThat(server.await(RUN)).as("server exit; output:%n%s", server.output()).isEqualTo(0);
+            String out = server.output();
+            assertThat(out).contains("write, 1001 B, 300 round trips (latency mode)");
+            assertThat(out.lines().filter(l -> l.endsWith("300 writes of 1001 B answered"))).hasSize(2);
+            assertThat(out.lines().filter(l -> l.endsWith("300 messages of 200 B checked: 300 good, 0 bad"))).hasSize(2);
         }
     }
 

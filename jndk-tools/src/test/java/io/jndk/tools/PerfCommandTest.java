@@ -1,0 +1,156 @@
+package io.jndk.tools;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.awt.image.BufferedImage;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** {@code jndk perf} in one process, run as a separate JVM: its output formats, modes and chart. */
+class PerfCommandTest {
+    static final Duration RUN = Duration.ofSeconds(90);
+
+    /** Runs {@code jndk perf args...}, expects exit status 0, returns the process (ended). */
+    static JndkProcess perf(String... args) throws Exception {
+        List<String> all = new ArrayList<>(List.of("perf"));
+        all.addAll(List.of(args));
+        JndkProcess p = JndkProcess.start(List.of(), all.toArray(String[]::new));
+        assertThat(p.await(RUN)).as("exit of perf %s; output:%n%s", all, p.output()).isEqualTo(0);
+        return p;
+    }
+
+    static List<Map<String, Object>> jsonLines(String stdout) {
+        return stdout.lines().map(MiniJson::parseObject).toList();
+    }
+
+    @Test
+    @Timeout(value = 150, unit = TimeUnit.SECONDS)
+    void allSizesAsJsonAreOneValidRecordPerSizeAndOperation() throws Exception {
+        try (JndkProcess p = perf("-a", "--json", "-n", "3")) {
+            List<Map<String, Object>> records = jsonLines(p.stdout());
+            Set<String> seen = new HashSet<>();
+            for (Map<String, Object> r : records) {
+                assertThat(r).containsKeys("op", "size", "gbytes_per_s", "gbits_per_s", "mmsg_per_s", "lat_p50_us",
+                        "lat_p99_us", "lat_p999_us", "lat_max_us", "iters", "mode");
+                assertThat(r.get("verified")).as("%s", r).isEqualTo(true);
+                assertThat(seen.add(r.get("size") + "/" + r.get("op"))).as("duplicate %s", r).isTrue();
+            }
+            Set<String> expected = new HashSet<>();
+            for (long s = 2; s <= 8 << 20; s *= 2) {
+                for (String op : List.of("write", "read", "send")) {
+                    expected.add(s + "/" + op);
+                }
+            }
+            assertThat(seen).isEqualTo(expected);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"--poll", "--block"})
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void latencyModeVerifiesEveryOperationInBothWaitStyles(String wait) throws Exception {
+        try (JndkProcess p = perf("--mode", "lat", wait, "-s", "1,4096,100000", "-n", "60", "--csv")) {
+            List<String> lines = p.stdout().lines().toList();
+            assertThat(lines.get(0)).startsWith("transport,mode,size,op,iters,qps,gbits_per_s");
+            assertThat(lines).hasSize(1 + 9);
+            for (String l : lines.subList(1, lines.size())) {
+                String[] f = l.split(",");
+                assertThat(f[1]).isEqualTo("lat");
+                assertThat(f[4]).as(l).isEqualTo("60");
+                assertThat(f[f.length - 1]).as(l).isEqualTo("true");
+            }
+        }
+    }
+
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void latencyModeOverIwarp() throws Exception {
+        try (JndkProcess p = perf("--transport", "iwarp", "--mode", "lat", "-s", "8,65536", "-n", "100")) {
+            String out = p.stdout();
+            assertThat(out).contains("iwarp transport").contains("latency mode").contains("half the round trip");
+            PerfTwoProcessTest.assertVerifiedRows(out, 6);
+        }
+    }
+
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void severalQpsAddUpAndInlineStopsAtTheAdapterLimit() throws Exception {
+        try (JndkProcess p = perf("--qps", "3", "--inline", "-s", "64,65536", "-n", "100", "--json")) {
+            List<Map<String, Object>> records = jsonLines(p.stdout());
+            assertThat(records).hasSize(6);
+            for (Map<String, Object> r : records) {
+                assertThat(r.get("qps")).isEqualTo(3L);
+                assertThat(r.get("iters")).as("%s", r).isEqualTo(300L);
+                assertThat(r.get("verified")).as("%s", r).isEqualTo(true);
+                boolean inline = r.get("size").equals(64L) && !r.get("op").equals("read");
+                assertThat(r.get("inline")).as("%s", r).isEqualTo(inline);
+            }
+        }
+    }
+
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void aDurationReplacesTheIterationCount() throws Exception {
+        try (JndkProcess p = perf("-D", "0.3", "-s", "4096", "--op", "write,send", "--json")) {
+            List<Map<String, Object>> records = jsonLines(p.stdout());
+            assertThat(records).hasSize(2);
+            for (Map<String, Object> r : records) {
+                assertThat((Long) r.get("iters")).as("%s", r).isPositive();
+                assertThat(r.get("verified")).isEqualTo(true);
+            }
+        }
+    }
+
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void theTableHasUnitsAndNoProgressBarInAPipe() throws Exception {
+        try (JndkProcess p = perf("-s", "8", "-n", "50", "--op", "write")) {
+            assertThat(p.stdout()).contains("size [B]", "Gbit/s", "Mmsg/s", "p50 [us]", "p99 [us]", "p99.9 [us]", "max [us]")
+                    .contains("All data verified");
+            assertThat(p.output()).doesNotContain("\r").doesNotContain("[stderr]");
+            PerfTwoProcessTest.assertVerifiedRows(p.stdout(), 1);
+        }
+    }
+
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void plotsAnSvgWithBothChartsAndAPng(@TempDir Path dir) throws Exception {
+        Path svg = dir.resolve("perf.svg"), png = dir.resolve("perf.png");
+        try (JndkProcess p = perf("-s", "8,4096,65536", "-n", "50", "--op", "write,send", "--plot", svg.toString(), "--json")) {
+            assertThat(jsonLines(p.stdout())).hasSize(6); // the chart's message went to stderr
+            assertThat(PerfPlotTest.series(svg)).containsExactlyInAnyOrder("bandwidth/write/3", "bandwidth/send/3",
+                    "latency/write/3", "latency/send/3");
+        }
+        try (JndkProcess p = perf("-s", "8,4096", "-n", "50", "--op", "read", "--plot", png.toString())) {
+            assertThat(p.output()).contains("chart written to " + png);
+            BufferedImage img = ImageIO.read(png.toFile());
+            assertThat(img).isNotNull();
+            assertThat(img.getWidth()).isEqualTo(PerfPlot.WIDTH);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"--plot=out.txt", "--json --csv", "--mode=fast", "--qps=0", "-D=1", "--client=127.0.0.1 -D=1"})
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void badOptionsFailWithAMessageBeforeRunning(String args) throws Exception {
+        List<String> all = new ArrayList<>(List.of("perf", "-s", "8", "-n", "5"));
+        all.addAll(List.of(args.split(" ")));
+        try (JndkProcess p = JndkProcess.start(List.of(), all.toArray(String[]::new))) {
+            assertThat(p.await(Duration.ofSeconds(20))).as("exit; output:%n%s", p.output()).isEqualTo(2);
+            assertThat(p.stdout()).isEmpty();
+            assertThat(p.output()).contains("[stderr] jndk perf: ");
+        }
+    }
+}
