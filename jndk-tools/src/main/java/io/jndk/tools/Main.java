@@ -19,14 +19,14 @@ import picocli.CommandLine.Command;
                 NdrpingpongCommand.class, NdwpingCommand.class, NdwpingpongCommand.class, NdmrlatCommand.class,
                 NdmrrateCommand.class},
         footer = {"", "Examples:", "  ./jndk perf              loopback demonstration and benchmark",
-                "  ./jndk perf --server     serve perf clients in this process (another runs --client 127.0.0.1)",
+                "  ./jndk perf --server     a perf server (client: perf --client 127.0.0.1)",
                 "  ./jndk rping -s -a 127.0.0.1   an rping server (Linux rping compatible)",
-                "  ./jndk ib_write_bw -R    a perftest-compatible server (client: ./jndk ib_write_bw -R HOST)",
+                "  ./jndk ib_write_bw -R    a perftest server (client: ib_write_bw -R HOST)",
                 "  ./jndk info --json       adapter info as JSON",
                 "  ./jndk stat              live counters of every running jndk process",
-                "  ./jndk ndpingpong -s 127.0.0.1   a NetworkDirect-style server (client: ./jndk ndpingpong -c 127.0.0.1)",
+                "  ./jndk ndpingpong -s 127.0.0.1   NetworkDirect ping-pong server (client: -c)",
                 "  ./jndk ndmrlat           memory registration latency per size",
-                "", "Exit codes (every tool; a failure prints one line saying what happened and what to check):",
+                "", "Exit codes (a failure prints one line: what happened, what to check):",
                 "  0  success"})
 public final class Main implements Runnable {
     @CommandLine.Spec
