@@ -571,6 +571,9 @@ public final class IwarpConnection implements WireConnection {
                     }
                 }
             } finally {
+                // a Send in progress when the stream ends for any reason (a local abort included, which reports
+                // nothing back) completes its receive: the request it took from the receive queue is not flushed
+                abandonReceive();
                 rxEnded = true;
                 wake();
                 threadExit();
