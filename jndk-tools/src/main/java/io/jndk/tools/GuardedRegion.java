@@ -60,6 +60,17 @@ final class GuardedRegion {
         return data.asSlice(offset, length).mismatch(MemorySegment.ofArray(other.initial).asSlice(from, length)) < 0;
     }
 
+    /** @return whether each of {@code length} bytes at {@code offset} holds its initial value or {@code other}'s */
+    boolean holdsOrUnchanged(int offset, GuardedRegion other, int from, int length) {
+        for (int i = 0; i < length; i++) {
+            byte b = data.get(ValueLayout.JAVA_BYTE, offset + i);
+            if (b != initial[offset + i] && b != other.initial[from + i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** @return whether {@code length} bytes at {@code offset} still hold their initial value */
     boolean unchanged(int offset, int length) {
         return holds(offset, this, offset, length);

@@ -17,7 +17,7 @@ import picocli.CommandLine.Command;
         subcommands = {PerfCommand.class, RpingCommand.class, IbWriteBwCommand.class, IbReadBwCommand.class,
                 IbSendBwCommand.class, InfoCommand.class, StatCommand.class, NdpingCommand.class, NdpingpongCommand.class, NdrpingCommand.class,
                 NdrpingpongCommand.class, NdwpingCommand.class, NdwpingpongCommand.class, NdmrlatCommand.class,
-                NdmrrateCommand.class},
+                NdmrrateCommand.class, SoakCommand.class},
         footer = {"", "Examples:", "  ./jndk perf              loopback demonstration and benchmark",
                 "  ./jndk perf --server     a perf server (client: perf --client 127.0.0.1)",
                 "  ./jndk rping -s -a 127.0.0.1   an rping server (Linux rping compatible)",
@@ -26,6 +26,7 @@ import picocli.CommandLine.Command;
                 "  ./jndk stat              live counters of every running jndk process",
                 "  ./jndk ndpingpong -s 127.0.0.1   NetworkDirect ping-pong server (client: -c)",
                 "  ./jndk ndmrlat           memory registration latency per size",
+                "  ./jndk soak --duration 60s   verified traffic under injected faults",
                 "", "Exit codes (a failure prints one line: what happened, what to check):",
                 "  0  success"})
 public final class Main implements Runnable {

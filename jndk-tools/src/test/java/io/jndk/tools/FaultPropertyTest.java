@@ -47,7 +47,7 @@ class FaultPropertyTest {
             SplittableRandom r = new SplittableRandom(seed);
             int sessions = 1 + r.nextInt(3);
             int operations = 2 + r.nextInt(5);
-            int maxLength = new int[] {64, 1024, 4096}[r.nextInt(3)];
+            int maxLength = new int[] {64, 1024, 4096, 16384}[r.nextInt(4)];
             String mss = new String[] {"256", "1448", null}[r.nextInt(3)];
             int p = r.nextInt(10);
             String profile = p < 4 ? "split+delay" : p < 6 ? "corrupt" : p < 8 ? "drop" : p < 9 ? "reset" : "mixed";
