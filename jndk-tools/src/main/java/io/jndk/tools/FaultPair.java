@@ -80,8 +80,9 @@ final class FaultPair implements AutoCloseable {
             f = expected.get(ByteBuffer.wrap(data).getLong());
         }
         if (f == null || !f.complete(conn)) {
+            // not ours (or too late): refuse it; the close completes later on this dispatcher, so do not wait
             conn.reject(null);
-            Sync.close(conn);
+            conn.close(c -> { }, null);
         }
     }
 

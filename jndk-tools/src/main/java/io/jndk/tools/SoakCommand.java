@@ -136,7 +136,7 @@ final class SoakCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "operations        %d (%d requests)%n", operations,
             clean.requests.sum() + damaged.requests.sum());
         out.printf(Locale.ROOT, "bytes verified    %d%n", clean.bytesVerified.sum() + damaged.bytesVerified.sum());
-        out.printf(Locale.ROOT, "sessions          %d (reconnects %d; %d ended by a destructive fault)%n", sessions,
+        out.printf(Locale.ROOT, "sessions          %d (reconnects %d; %d hit by a destructive fault)%n", sessions,
             Math.max(0, sessions - connections), damaged.damagedSessions.sum() + clean.damagedSessions.sum());
         StringBuilder faults = new StringBuilder();
         for (FaultKind k : FaultKind.values()) {
