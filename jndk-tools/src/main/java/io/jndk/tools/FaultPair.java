@@ -7,6 +7,7 @@ import io.jndk.api.NdkConnector;
 import io.jndk.api.NdkListener;
 import io.jndk.api.NdkOpenParameters;
 import io.jndk.api.NdkQp;
+import io.jndk.api.NtStatus;
 import io.jndk.api.Ref;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -59,7 +60,13 @@ final class FaultPair implements AutoCloseable {
             byte[] privateData = ByteBuffer.allocate(Long.BYTES).putLong(session).array();
             CompletableFuture<Integer> connect = Sync.start((rc, c) -> ac.connect(activeQp,
                 new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), via, 4, 4, privateData, rc, c));
-            NdkConnector pc = Sync.get(incoming, "connect event");
+            NdkConnector pc;
+            try {
+                pc = Sync.get(incoming, "connect event");
+            } catch (IllegalStateException e) {
+                throw new IllegalStateException(e.getMessage() + " (Connect: " + (connect.isDone()
+                    ? NtStatus.describe(connect.join()) : "pending") + ")", e);
+            }
             created.accept(pc);
             CompletableFuture<Integer> accept = Sync.start((rc, c) -> pc.accept(passiveQp, 4, 4, null, x -> { }, null,
                 rc, c));
@@ -75,7 +82,7 @@ final class FaultPair implements AutoCloseable {
         byte[] data = new byte[Long.BYTES];
         IntRef length = new IntRef(data.length);
         CompletableFuture<NdkConnector> f = null;
-        if (conn.getConnectionData(null, null, data, length) == io.jndk.api.NtStatus.STATUS_SUCCESS
+        if (conn.getConnectionData(null, null, data, length) == NtStatus.STATUS_SUCCESS
             && length.value == Long.BYTES) {
             f = expected.get(ByteBuffer.wrap(data).getLong());
         }

@@ -80,8 +80,9 @@ final class SoakCommand implements Callable<Integer> {
                 FaultPair pair = destructive ? faultyPair : benignPair;
                 FaultTally tally = destructive ? damaged : clean;
                 long workerSeed = runSeed * 1_000 + i;
+                String name = (destructive ? "faulty" : "split/delay") + " connection " + i;
                 workers.add(Thread.ofVirtual().name("soak-" + i).start(() -> connection(pair, tally, destructive,
-                    workerSeed, deadline, unreleased)));
+                    workerSeed, name, deadline, unreleased)));
             }
             long drainEnd = deadline + DRAIN.toNanos();
             for (Thread t : workers) {
@@ -104,8 +105,8 @@ final class SoakCommand implements Callable<Integer> {
     }
 
     /** One connection slot: sessions one after another (each a new connection) until the deadline. */
-    private void connection(FaultPair pair, FaultTally tally, boolean destructive, long seed, long deadline,
-                                   ConcurrentLinkedQueue<FaultSession> unreleased) {
+    private void connection(FaultPair pair, FaultTally tally, boolean destructive, long seed, String name,
+                            long deadline, ConcurrentLinkedQueue<FaultSession> unreleased) {
         SplittableRandom r = new SplittableRandom(seed);
         for (int k = 0; System.nanoTime() < deadline; k++) {
             Rates rates = destructive ? new Rates(0.1, 0.02, 0.02, 0.02, 0.01, 5) : Rates.benign(0.2, 0.02, 5);
@@ -114,7 +115,7 @@ final class SoakCommand implements Callable<Integer> {
                 30_000);
             try {
                 FaultSession s = new FaultSession(pair, r.nextLong(), plan, settings, tally,
-                    "connection " + seed % 1_000 + " session " + k);
+                    name + " session " + k);
                 s.run();
                 unreleased.add(s);
             } catch (IOException e) {
