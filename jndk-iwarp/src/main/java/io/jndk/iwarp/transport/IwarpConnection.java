@@ -824,6 +824,7 @@ public final class IwarpConnection implements WireConnection {
 
         /** Views of the current target for direct placement; reused. */
         private final ByteBuffer[] views = new ByteBuffer[64];
+        private final int[] viewStarts = new int[64];
 
         /**
          * Direct data placement: when the decoder waits for payload of a checked target, read the payload from the
@@ -841,6 +842,10 @@ public final class IwarpConnection implements WireConnection {
             if (k <= 0) {
                 return false; // more pieces than views, or outside the grant: the buffered path reports it
             }
+            // views may be windows of a larger buffer (position = where the piece starts): remember the starts
+            for (int i = 0; i < k; i++) {
+                viewStarts[i] = views[i].position();
+            }
             // one view (the usual case) takes the single-buffer read, which pins the memory without allocating
             awaitInput();
             long n = k == 1 ? channel.read(views[0]) : channel.read(views, 0, k);
@@ -848,7 +853,7 @@ public final class IwarpConnection implements WireConnection {
                 return false; // the buffered read sees the end of the stream
             }
             for (int i = 0; i < k; i++) {
-                views[i].flip();
+                views[i].limit(views[i].position()).position(viewStarts[i]); // exactly the bytes this read placed
             }
             if (capture != null) {
                 for (int i = 0; i < k && views[i].hasRemaining(); i++) {
