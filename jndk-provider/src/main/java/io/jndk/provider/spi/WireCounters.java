@@ -4,8 +4,10 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * One connection's data-path counters. Each counter has a single writer (FPDUs out: the transmit thread; FPDUs
- * in and CRC errors: the receive thread), so an increment is a plain read and an opaque write: no atomic
+ * One connection's data-path counters. Each counter has a single writer at a time (FPDUs out: whoever owns the
+ * connection's write side, the transmit thread or, in polling mode, a posting thread that took that ownership
+ * through its atomic hand-off; FPDUs in and CRC errors: the receive thread), so an increment is a plain read and an
+ * opaque write: no atomic
  * instruction and no shared cache line between connections. The adapter sums the live connections into its
  * snapshot and folds a connection's final values in once the connection is {@link #retire() retired}.
  */
