@@ -539,8 +539,9 @@ public final class IwarpConnection implements WireConnection {
                     buffer.clear();
                     if (largeFrames) {
                         // after a large frame, take just the next header so that its payload can go straight
-                        // into its target instead of through this buffer
-                        buffer.limit(HEADER_READ);
+                        // into its target instead of through this buffer; a payload that is not placed directly
+                        // (too little left after its header, no target) is taken whole, not a header's worth at a time
+                        buffer.limit(Math.min(buffer.capacity(), HEADER_READ + decoder.payloadRemaining()));
                     }
                     awaitInput();
                     int n = channel.read(buffer);
