@@ -144,7 +144,8 @@ public final class Report {
         if (records.containsKey("scale")) {
             Map<String, String> s = records.get("scale");
             System.out.printf(Locale.ROOT,
-                    "%s QPs: per QP %.1f KiB heap, %.1f KiB direct, %.1f KiB resident; %s file descriptors; %s platform threads%n",
+                    "%s QP pairs (both ends in this process): per pair %.1f KiB heap, %.1f KiB direct, %.1f KiB resident;"
+                            + " %s file descriptors; %s platform threads%n",
                     s.get("qps"), num("scale", "heap_per_qp_bytes") / 1024, num("scale", "direct_per_qp_bytes") / 1024,
                     num("scale", "rss_per_qp_bytes") / 1024, s.get("fds"), s.get("platform_threads"));
         }
