@@ -203,10 +203,7 @@ final class SoftConnector extends SoftObject implements NdkConnector {
                 ownsEndpoint = true;
                 sharedEndpoint = se;
             }
-            if (Transport.wildcard(bound.getAddress())) {
-                bound = new InetSocketAddress(adapter.address(), bound.getPort());
-            }
-            local = bound;
+            local = localAddress(bound);
             remote = dst;
             target = null;
             event(ConnectionStateEvent.REQUESTED, null);
@@ -352,8 +349,13 @@ final class SoftConnector extends SoftObject implements NdkConnector {
         }
         ownsEndpoint = true;
         InetSocketAddress bound = out[0];
-        local = Transport.wildcard(bound.getAddress()) ? new InetSocketAddress(adapter.address(), bound.getPort()) : bound;
+        local = localAddress(bound);
         return local;
+    }
+
+    /** The connection's local address for a bound endpoint: a wildcard endpoint connects from the adapter's address. */
+    private InetSocketAddress localAddress(InetSocketAddress bound) {
+        return Transport.wildcard(bound.getAddress()) ? new InetSocketAddress(adapter.address(), bound.getPort()) : bound;
     }
 
     /** Wire transports: a passive connector for an incoming request of {@code l}. */
