@@ -42,8 +42,8 @@ abstract class CheckedCursor implements BufferCursor {
     }
 
     @Override
-    public int slices(long offset, long length, ByteBuffer[] out, int outIndex) {
-        if (offset < 0 || length < 0 || offset + length > length()) {
+    public int slices(long offset, long length, long split, ByteBuffer[] out, int outIndex) {
+        if (offset < 0 || length < 0 || offset + length > length() || split <= 0) {
             return -1;
         }
         call++;
@@ -53,7 +53,7 @@ abstract class CheckedCursor implements BufferCursor {
             if (k >= out.length || !chunk(offset + done, chunk)) {
                 return -1;
             }
-            long n = Math.min(length - done, chunk.length);
+            long n = Math.min(Math.min(length - done, chunk.length), split - done % split);
             out[k] = view(chunk.segment, chunk.offset, n);
             k++;
             done += n;

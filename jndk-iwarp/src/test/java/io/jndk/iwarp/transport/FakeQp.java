@@ -226,15 +226,15 @@ final class FakeQp implements QpPort {
         }
 
         @Override
-        public int slices(long offset, long length, ByteBuffer[] out, int outIndex) {
-            if (offset < 0 || offset + length > segment.byteSize()) {
+        public int slices(long offset, long length, long split, ByteBuffer[] out, int outIndex) {
+            if (offset < 0 || offset + length > segment.byteSize() || split <= 0) {
                 return -1;
             }
             int n = 0;
             long at = offset;
             long end = offset + length;
             while (at < end) {
-                long piece = Math.min(chunk - (at % chunk), end - at);
+                long piece = Math.min(Math.min(chunk - (at % chunk), end - at), split - (at - offset) % split);
                 if (outIndex + n >= out.length) {
                     return -1;
                 }

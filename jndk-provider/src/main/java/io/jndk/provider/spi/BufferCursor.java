@@ -25,5 +25,17 @@ public interface BufferCursor {
      * @return the number of views written, or -1 if more than {@code out.length - outIndex} are needed or the
      *     range is outside the grant
      */
-    int slices(long offset, long length, ByteBuffer[] out, int outIndex);
+    default int slices(long offset, long length, ByteBuffer[] out, int outIndex) {
+        return slices(offset, length, Long.MAX_VALUE, out, outIndex);
+    }
+
+    /**
+     * As {@link #slices(long, long, ByteBuffer[], int)}, and a view also ends at every multiple of {@code split}
+     * octets counted from {@code offset} (a gathering write of several FPDUs: each view lies inside one FPDU's
+     * payload). The views one call returns are distinct objects, so all of them can sit in one gathering write; a
+     * later call on the same cursor may reuse them.
+     *
+     * @param split positive; {@code Long.MAX_VALUE} splits only at memory pieces
+     */
+    int slices(long offset, long length, long split, ByteBuffer[] out, int outIndex);
 }
