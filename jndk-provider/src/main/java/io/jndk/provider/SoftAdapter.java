@@ -53,6 +53,8 @@ public final class SoftAdapter implements NdkAdapter {
     private final InetAddress address;
     private final Transport transport;
     private final boolean pendAlways;
+    /** Option {@code notify=inline}: CQ notifications run on the engine thread that completed the request. */
+    private final boolean inlineNotify;
     private final Dispatcher dispatcher;
     private final TokenTable tokens;
     private final PageMap pageMap;
@@ -76,6 +78,11 @@ public final class SoftAdapter implements NdkAdapter {
         this.address = p.address() != null ? p.address() : InetAddress.getLoopbackAddress();
         this.transport = transport;
         this.pendAlways = "always".equals(p.option("pend", "never"));
+        String notify = p.option("notify", "dispatcher").trim();
+        if (!notify.equals("dispatcher") && !notify.equals("inline")) {
+            throw new IllegalArgumentException("option notify=" + notify + ": dispatcher or inline");
+        }
+        this.inlineNotify = notify.equals("inline");
         this.info = applyOverrides(defaultInfo(version), p.options());
         this.dispatcher = new Dispatcher("jndk-" + transport.name() + "-" + id + "-callbacks");
         this.tokens = new TokenTable(limit("limit.tokens", 1 << 20));
@@ -147,6 +154,10 @@ public final class SoftAdapter implements NdkAdapter {
 
     Transport transportImpl() {
         return transport;
+    }
+
+    boolean inlineNotify() {
+        return inlineNotify;
     }
 
     boolean pendAlways() {

@@ -150,20 +150,53 @@ final class SoftCq extends SoftObject implements NdkCq {
         scheduleNotify(NtStatus.STATUS_SUCCESS);
     }
 
+    /**
+     * Under the lock: a notification is due. It is delivered after the lock is released: on the engine thread that
+     * completed the request when the adapter delivers inline ({@code notify=inline}) and this is an engine thread,
+     * else on the adapter's dispatcher.
+     */
     private void scheduleNotify(int cqStatus) {
         if (callback == null) {
             return;
         }
-        adapter.dispatcher().run(() -> {
-            if (life() != Life.OPEN || !enterCallback()) {
-                return;
+        if (adapter.inlineNotify() && io.jndk.provider.spi.EngineThread.defer(deliverTask, cqStatus)) {
+            return;
+        }
+        adapter.dispatcher().run(() -> deliver(cqStatus));
+    }
+
+    private final io.jndk.provider.spi.EngineThread.Task deliverTask = this::deliver;
+    /** Deliveries owed; whoever raises it from 0 runs them all, so callbacks of this CQ never overlap. */
+    private final java.util.concurrent.atomic.AtomicInteger deliveries = new java.util.concurrent.atomic.AtomicInteger();
+    /** A non-success CQ status owed to the next delivery (overrun, fatal error). */
+    private volatile int owedStatus;
+
+    /** Calls the notification callback, serialized per CQ whichever thread delivers (NDKPI.md 7.4). */
+    private void deliver(int cqStatus) {
+        if (cqStatus != NtStatus.STATUS_SUCCESS) {
+            owedStatus = cqStatus;
+        }
+        if (deliveries.getAndIncrement() != 0) {
+            return; // the thread delivering now runs this one after its own
+        }
+        do {
+            int st = owedStatus;
+            if (st != 0) {
+                owedStatus = 0;
+            } else {
+                st = NtStatus.STATUS_SUCCESS;
             }
-            try {
-                callback.onNotification(callbackContext, cqStatus);
-            } finally {
-                exitCallback();
+            if (life() == Life.OPEN && enterCallback()) {
+                try {
+                    callback.onNotification(callbackContext, st);
+                } catch (RuntimeException | Error e) {
+                    java.util.logging.Logger.getLogger(SoftCq.class.getName()).log(java.util.logging.Level.WARNING,
+                        "consumer CQ notification callback threw; the provider continues", e);
+                } finally {
+                    exitCallback();
+                }
             }
-        });
+        } while (deliveries.decrementAndGet() != 0);
     }
 
     @Override
