@@ -22,9 +22,10 @@ import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The iWARP engine's non-default modes move every byte like the default one: virtual engine threads, and the
- * polling mode (a posting thread transmits itself when the transmit side is free; with and without the receive
- * spin). Many requests are in flight at once, so posters and the transmit thread take turns on one connection.
+ * The iWARP engine's modes move every byte alike: the default, virtual engine threads, the polling mode (a posting
+ * thread transmits itself when the transmit side is free; with and without the receive spin), and notifications
+ * delivered on the engine threads ({@code notify=inline}). Many requests are in flight at once, so posters and the
+ * transmit thread take turns on one connection.
  */
 @ParameterizedClass
 @MethodSource("modes")
@@ -36,24 +37,68 @@ class EngineModesTest {
     Map<String, String> options;
 
     static List<Map<String, String>> modes() {
-        return List.of(Map.of("threads", "virtual"), Map.of("poll", "true"), Map.of("poll", "true", "poll.spin.us", "20"),
-                Map.of("poll", "true", "threads", "virtual"));
+        return List.of(Map.of(), Map.of("threads", "virtual"), Map.of("poll", "true"),
+                Map.of("poll", "true", "poll.spin.us", "20"), Map.of("poll", "true", "threads", "virtual"),
+                Map.of("notify", "inline"), Map.of("notify", "inline", "poll", "true"));
+    }
+
+    /** Registered buffers of one test: A's source and read sink, B's write target, read source and receive. */
+    private record Memory(Buffer src, Buffer dst, Buffer remote, Buffer sink, Buffer recv, NdkMr srcMr, NdkMr sinkMr,
+            NdkMr dstMr, NdkMr remoteMr, NdkMr recvMr) {
+        static Memory of(World w, World.Pair p, int size, int srcSeed, int remoteSeed) {
+            Buffer src = w.buffer(size).fillRandom(srcSeed);
+            Buffer dst = w.buffer(size);
+            Buffer remote = w.buffer(size).fillRandom(remoteSeed);
+            Buffer sink = w.buffer(size);
+            Buffer recv = w.buffer(size);
+            return new Memory(src, dst, remote, sink, recv, w.registerAll(p.a.pd, src), w.registerAll(p.a.pd, sink),
+                    w.registerAll(p.b.pd, dst), w.registerAll(p.b.pd, remote), w.registerAll(p.b.pd, recv));
+        }
+    }
+
+    /**
+     * Messages of several MiB, and of odd sizes, span many FPDUs and several gathering writes (the transmit side
+     * slices a message a part at a time and batches the writes); every octet arrives where it belongs, with CRC.
+     */
+    @Test
+    void messagesOfSeveralMebibytesArriveIntact() {
+        int big = 3 * 1024 * 1024 + 12_345;
+        Map<String, String> withCrc = new java.util.HashMap<>(options);
+        withCrc.put("crc", "true");
+        try (World w = new World(new Mode("iwarp", false))) {
+            World.Pair p = w.connect(false, 8, 4, 4, withCrc);
+            Memory m = Memory.of(w, p, big, 21, 22);
+            Buffer src = m.src, dst = m.dst, remote = m.remote, sink = m.sink, recv = m.recv;
+            NdkMr srcMr = m.srcMr, sinkMr = m.sinkMr, dstMr = m.dstMr, remoteMr = m.remoteMr, recvMr = m.recvMr;
+            for (int len : new int[] {big, 1024 * 1024 + 1, 2 * 1024 * 1024 - 3}) {
+                NdkSge[] local = {src.sge(0, len, srcMr.getLocalToken())};
+                assertThat(p.a.qp.write("w", local, 1, dst.address(), dstMr.getRemoteToken(), 0))
+                        .isEqualTo(NtStatus.STATUS_SUCCESS);
+                assertThat(p.a.qp.read("r", new NdkSge[] {sink.sge(0, len, sinkMr.getLocalToken())}, 1, remote.address(),
+                        remoteMr.getRemoteToken(), 0)).isEqualTo(NtStatus.STATUS_SUCCESS);
+                assertThat(p.b.qp.receive("recv", new NdkSge[] {recv.sge(0, len, recvMr.getLocalToken())}, 1))
+                        .isEqualTo(NtStatus.STATUS_SUCCESS);
+                assertThat(p.a.qp.send("s", local, 1, 0)).isEqualTo(NtStatus.STATUS_SUCCESS);
+                NdkResultEx[] done = Kit.poll(p.a.cq, 3);
+                assertThat(done).extracting(r -> NtStatus.name(r.status)).containsOnly("STATUS_SUCCESS");
+                assertThat(done).extracting(r -> r.requestContext).containsExactly("w", "r", "s");
+                NdkResultEx[] received = Kit.poll(p.b.cq, 1);
+                assertThat(NtStatus.name(received[0].status)).isEqualTo("STATUS_SUCCESS");
+                assertThat(received[0].bytesTransferred).isEqualTo(len);
+                dst.assertSame(0, src, 0, len);
+                sink.assertSame(0, remote, 0, len);
+                recv.assertSame(0, src, 0, len);
+            }
+        }
     }
 
     @Test
     void writesReadsAndSendsInFlightTogetherArriveIntact() {
         try (World w = new World(new Mode("iwarp", false))) {
             World.Pair p = w.connect(false, 64, 16, 16, options);
-            Buffer src = w.buffer(SIZE).fillRandom(11);
-            Buffer dst = w.buffer(SIZE);
-            Buffer remote = w.buffer(SIZE).fillRandom(12);
-            Buffer sink = w.buffer(SIZE);
-            Buffer recv = w.buffer(SIZE);
-            NdkMr srcMr = w.registerAll(p.a.pd, src);
-            NdkMr sinkMr = w.registerAll(p.a.pd, sink);
-            NdkMr dstMr = w.registerAll(p.b.pd, dst);
-            NdkMr remoteMr = w.registerAll(p.b.pd, remote);
-            NdkMr recvMr = w.registerAll(p.b.pd, recv);
+            Memory m = Memory.of(w, p, SIZE, 11, 12);
+            Buffer src = m.src, dst = m.dst, remote = m.remote, sink = m.sink, recv = m.recv;
+            NdkMr srcMr = m.srcMr, sinkMr = m.sinkMr, dstMr = m.dstMr, remoteMr = m.remoteMr, recvMr = m.recvMr;
             for (int round = 0; round < 50; round++) {
                 int len = round % 2 == 0 ? 8 : SIZE / 16;
                 List<Object> expected = new ArrayList<>();

@@ -20,6 +20,7 @@ import io.jndk.iwarp.codec.TerminateFlyweight;
 import io.jndk.iwarp.pcap.PcapWriter;
 import io.jndk.provider.Term;
 import io.jndk.provider.spi.BufferCursor;
+import io.jndk.provider.spi.EngineThread;
 import io.jndk.provider.spi.PassiveHandler;
 import io.jndk.provider.spi.QpPort;
 import io.jndk.provider.spi.WireConnection;
@@ -29,7 +30,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
@@ -74,8 +74,18 @@ public final class IwarpConnection implements WireConnection {
 
     /** Bound on how long a failed connection waits for its Terminate to drain and the peer to close. */
     static final long LINGER_MILLIS = 2_000;
-    /** Payload views per FPDU before the segment is shortened. */
-    static final int MAX_SLICES = 64;
+    /** Payload views of one slicing call (up to {@link #PART_FPDUS} FPDUs) before a part is shortened. */
+    static final int MAX_SLICES = 128;
+    /** I/O vector entries of one gathering write (the JDK writes at most IOV_MAX, 1024 on Linux, at once). */
+    static final int GATHER = 2 * MAX_SLICES;
+    /** FPDUs whose payload views one slicing call takes. */
+    static final int PART_FPDUS = 16;
+    /** Requests batched into one gathering write. */
+    static final int BATCH_REQUESTS = 16;
+    /** Octets after which a batch is written. */
+    static final int BATCH_BYTES = 256 * 1024;
+    /** Staging space of a batch: headers, trailers, small payloads. */
+    static final int STAGE_BYTES = 64 * 1024;
     private static final int RX_BUFFER = 64 * 1024;
     /** Payloads up to this size are copied next to their header and written as one buffer. */
     static final int STAGED_PAYLOAD = 4096;
@@ -108,6 +118,8 @@ public final class IwarpConnection implements WireConnection {
     private volatile boolean disconnectRequested;
     private volatile boolean localClose;
     private volatile boolean rxEnded;
+    /** The receive thread is in (or about to enter) a read straight into consumer memory. */
+    private volatile boolean directRead;
     private final AtomicBoolean signal = new AtomicBoolean();
     /** Held by whichever thread is transmitting: the transmit thread, or a poster in polling mode. */
     private final AtomicBoolean txOwner = new AtomicBoolean();
@@ -321,13 +333,7 @@ public final class IwarpConnection implements WireConnection {
         boolean more = false;
         try {
             signal.set(false);
-            int turns = 0;
-            while (t.turn()) {
-                if (++turns == INLINE_TURNS) {
-                    more = true;
-                    break;
-                }
-            }
+            more = t.turns(INLINE_TURNS) == INLINE_TURNS;
         } catch (IOException | RuntimeException e) {
             if (!localClose && !closed.get()) {
                 record(new Failure(NtStatus.STATUS_CONNECTION_RESET, 0, false, DisconnectReason.CONNECTION_RESET,
@@ -398,9 +404,20 @@ public final class IwarpConnection implements WireConnection {
 
     // ---- shared helpers ---------------------------------------------------------------------------------
 
-    /** First failure wins; the TX thread acts on it. */
+    /**
+     * First failure wins; the TX thread acts on it. A receive thread blocked in a direct read into consumer memory
+     * is woken at once (its input is shut down), so that nothing more lands in memory the consumer may now
+     * deregister, invalidate or reuse; without one, the input stays open to drain until the peer closes.
+     */
     private void record(Failure f) {
         if (failure.compareAndSet(null, f)) {
+            if (directRead) {
+                try {
+                    channel.shutdownInput();
+                } catch (IOException | RuntimeException ignored) {
+                    // already closed
+                }
+            }
             guardClose();
             wake();
         }
@@ -522,9 +539,12 @@ public final class IwarpConnection implements WireConnection {
         // read response context
         private long responseReceived;
 
+        /** Where the stream is read into when it is not placed directly. */
+        private final ByteBuffer buffer = ByteBuffer.allocateDirect(RX_BUFFER);
+
         @Override
         public void run() {
-            ByteBuffer buffer = ByteBuffer.allocateDirect(RX_BUFFER);
+            EngineThread deferred = EngineThread.enter();
             try {
                 if (surplus != null && surplus.hasRemaining()) {
                     if (capture != null) {
@@ -533,6 +553,7 @@ public final class IwarpConnection implements WireConnection {
                     consume(surplus);
                 }
                 while (!closed.get()) {
+                    deferred.runPending(); // notifications of what the last read completed, outside every lock
                     if (placeDirect()) {
                         continue;
                     }
@@ -575,6 +596,7 @@ public final class IwarpConnection implements WireConnection {
                 // a Send in progress when the stream ends for any reason (a local abort included, which reports
                 // nothing back) completes its receive: the request it took from the receive queue is not flushed
                 abandonReceive();
+                deferred.runPending();
                 rxEnded = true;
                 wake();
                 threadExit();
@@ -820,11 +842,13 @@ public final class IwarpConnection implements WireConnection {
         private static final int DIRECT_PLACEMENT_MIN = 8192;
         /** Read size while large frames arrive: a whole header, a little payload at most. */
         private static final int HEADER_READ = 64;
+        /** What a direct read takes beyond the payload: pad and CRC (at most 7 octets), then a header's worth. */
+        private static final int READ_AHEAD = 8 + HEADER_READ;
         /** Whether the last frame carried a payload worth placing directly. */
         private boolean largeFrames;
 
-        /** Views of the current target for direct placement; reused. */
-        private final ByteBuffer[] views = new ByteBuffer[64];
+        /** Views of the current target for direct placement (and one more place for the read-ahead); reused. */
+        private final ByteBuffer[] views = new ByteBuffer[65];
         private final int[] viewStarts = new int[64];
 
         /**
@@ -839,20 +863,36 @@ public final class IwarpConnection implements WireConnection {
             if (remaining < DIRECT_PLACEMENT_MIN || target == null || placeFailed || draining) {
                 return false;
             }
-            int k = target.slices(placeOffset, remaining, views, 0);
-            if (k <= 0) {
+            int k = target.slices(placeOffset, remaining, Long.MAX_VALUE, views, 0);
+            if (k <= 0 || k >= views.length) {
                 return false; // more pieces than views, or outside the grant: the buffered path reports it
             }
             // views may be windows of a larger buffer (position = where the piece starts): remember the starts
             for (int i = 0; i < k; i++) {
                 viewStarts[i] = views[i].position();
             }
-            // one view (the usual case) takes the single-buffer read, which pins the memory without allocating
-            awaitInput();
-            long n = k == 1 ? channel.read(views[0]) : channel.read(views, 0, k);
+            // the same read takes the FPDU's pad and CRC and the start of what follows (the next header) into the
+            // receive buffer: one system call per FPDU while the stream keeps up
+            buffer.clear().limit(READ_AHEAD);
+            views[k] = buffer;
+            long n;
+            directRead = true;
+            try {
+                // a failure recorded from now on shuts the input down (record); one recorded before is seen here
+                if (failure.get() != null) {
+                    java.util.Arrays.fill(views, 0, k + 1, null);
+                    return false;
+                }
+                awaitInput();
+                n = channel.read(views, 0, k + 1);
+            } finally {
+                directRead = false;
+            }
+            views[k] = null;
             if (n < 0) {
                 return false; // the buffered read sees the end of the stream
             }
+            int placed = (int) Math.min(n, remaining);
             for (int i = 0; i < k; i++) {
                 views[i].limit(views[i].position()).position(viewStarts[i]); // exactly the bytes this read placed
             }
@@ -861,9 +901,16 @@ public final class IwarpConnection implements WireConnection {
                     capture.record(!active, views[i], views[i].position(), views[i].remaining());
                 }
             }
-            decoder.payloadPlaced(views, 0, k, (int) n);
-            placeOffset += n;
+            decoder.payloadPlaced(views, 0, k, placed);
+            placeOffset += placed;
             java.util.Arrays.fill(views, 0, k, null);
+            if (n > placed) {
+                buffer.flip();
+                if (capture != null) {
+                    capture.record(!active, buffer, 0, buffer.remaining());
+                }
+                consume(buffer);
+            }
             return true;
         }
 
@@ -937,27 +984,56 @@ public final class IwarpConnection implements WireConnection {
 
     // ---- transmit ---------------------------------------------------------------------------------------
 
-    /** The transmit thread. */
+    /**
+     * The transmit thread, and the transmit side's state for whoever holds {@link #txOwner}.
+     *
+     * <p><b>Batching.</b> FPDUs are not written one by one: every FPDU of a message, and the messages of consecutive
+     * turns (up to {@link #BATCH_REQUESTS} requests or {@link #BATCH_BYTES} octets), go out in one gathering write
+     * of {@code [header][payload views][pad + CRC][header]...}. Headers, trailers and payloads up to
+     * {@link #STAGED_PAYLOAD} octets are staged in one direct buffer (neighbouring pieces share one I/O vector
+     * entry); larger payloads are written straight from registered memory. Requests complete ({@code sent}) after
+     * the write that carried their last octet. The owner flushes before it lets go of the transmit side.
+     */
     private final class Tx implements Runnable {
         private final FpduEncoder encoder = new FpduEncoder(negotiated.crc());
         private final CRC32C crc = new CRC32C();
         private final boolean crcOn = negotiated.crc();
-        private final ByteBuffer header = ByteBuffer.allocateDirect(64 + STAGED_PAYLOAD + 8);
-        private final ByteBuffer trailer = ByteBuffer.allocateDirect(8).order(ByteOrder.LITTLE_ENDIAN);
-        private final ByteBuffer[] gather = new ByteBuffer[MAX_SLICES + 2];
+        /** Headers, trailers and small payloads of the batch being built. */
+        private final ByteBuffer stage = ByteBuffer.allocateDirect(STAGE_BYTES);
+        /** Views of {@link #stage} for the I/O vector, made once. */
+        private final ByteBuffer[] stageViews = new ByteBuffer[GATHER];
+        private final ByteBuffer crcView = stage.duplicate();
+        private final ByteBuffer[] gather = new ByteBuffer[GATHER];
         private final ByteBuffer[] viewScratch = new ByteBuffer[MAX_SLICES];
-        private final int[] positions = new int[MAX_SLICES];
         private final DdpTaggedHeaderFlyweight tagged = new DdpTaggedHeaderFlyweight();
         private final DdpUntaggedHeaderFlyweight untagged = new DdpUntaggedHeaderFlyweight();
-        private final ReadRequestFlyweight readRequest = new ReadRequestFlyweight();
-        private final WireRequest scratch = new WireRequest();
+        /** Requests of the batch, completed ({@code sent}) once it is written; {@code nextRequest} fills them. */
+        private final WireRequest[] batch = new WireRequest[BATCH_REQUESTS];
+        private int entries;
+        private int stageViewsUsed;
+        private int batched;
+        /** A request taken from the QP is being queued at {@code batch[batched]} (a flush moves it to index 0). */
+        private boolean building;
+        private long batchBytes;
         private int sendMsn;
         private int readMsn;
         private volatile boolean outputShut;
         private boolean rtrPending = negotiated.mustSendRtr();
 
+        Tx() {
+            for (int i = 0; i < stageViews.length; i++) {
+                stageViews[i] = stage.duplicate();
+            }
+            for (int i = 0; i < batch.length; i++) {
+                batch[i] = new WireRequest();
+            }
+        }
+
+        private EngineThread deferred;
+
         @Override
         public void run() {
+            deferred = EngineThread.enter();
             try {
                 loop();
             } catch (IOException | RuntimeException e) {
@@ -974,35 +1050,41 @@ public final class IwarpConnection implements WireConnection {
                     finish(f, false);
                 }
             } finally {
+                deferred.runPending();
                 threadExit();
             }
         }
 
         private void loop() throws IOException {
             while (true) {
-                signal.set(false);
                 Failure f = failure.get();
                 if (f != null) {
                     own();
                     finish(f, true);
+                    deferred.runPending();
                     return;
                 }
                 if (closed.get()) {
                     return;
                 }
                 boolean worked = false;
-                if (txOwner.compareAndSet(false, true)) {
+                boolean owned = txOwner.compareAndSet(false, true);
+                if (owned) {
                     try {
-                        worked = turn();
+                        // only the owner consumes the signal: a poster transmitting inline looks at it again after
+                        // it lets go (txTurnsInline) and wakes this thread for work that arrived meanwhile
+                        signal.set(false);
+                        worked = turns(BATCH_REQUESTS) > 0;
                     } finally {
                         txOwner.set(false);
                     }
+                    deferred.runPending();
                 }
                 if (outputShut && rxEnded) {
                     reportReads();
                     return;
                 }
-                if (!worked && !signal.get()) {
+                if (!owned || !worked && !signal.get()) {
                     LockSupport.park(this);
                 }
             }
@@ -1015,10 +1097,29 @@ public final class IwarpConnection implements WireConnection {
             }
         }
 
-        /** One unit of transmit work; false when there was nothing to do. The caller holds {@link #txOwner}. */
-        boolean turn() throws IOException {
+        /**
+         * Up to {@code max} turns, batched, then the batch is written. The caller holds {@link #txOwner}.
+         *
+         * @return the turns that found work ({@code max}: there may be more)
+         */
+        int turns(int max) throws IOException {
+            int done = 0;
+            try {
+                while (done < max && turn()) {
+                    done++;
+                }
+                flush();
+            } catch (IOException | RuntimeException e) {
+                discard();
+                throw e;
+            }
+            return done;
+        }
+
+        /** One unit of transmit work (appended to the batch); false when there was nothing to do. */
+        private boolean turn() throws IOException {
             boolean worked = reportReads();
-            if (established && !holdOutput && !outputShut) {
+            if (established && !holdOutput && !outputShut && failure.get() == null) {
                 if (rtrPending) {
                     rtrPending = false;
                     sendRtr();
@@ -1028,6 +1129,7 @@ public final class IwarpConnection implements WireConnection {
                 } else if (sendNextRequest()) {
                     worked = true;
                 } else if (disconnectRequested && irqHead == irqTail) {
+                    flush();
                     outputShut = true;
                     channel.shutdownOutput();
                     captureLocalFin();
@@ -1039,6 +1141,9 @@ public final class IwarpConnection implements WireConnection {
 
         /** Sends the recorded failure's Terminate (if the stream is at an FPDU boundary) and reports it. */
         private void finish(Failure f, boolean writable) {
+            if (writable) {
+                discard(); // whole FPDUs only: what was not written yet never goes
+            }
             if (writable && f.frame != null && !outputShut) {
                 try {
                     ByteBuffer frame = f.frame.duplicate();
@@ -1078,15 +1183,11 @@ public final class IwarpConnection implements WireConnection {
         }
 
         private void sendRtr() throws IOException {
-            header.clear();
-            int n = Rtr.encode(encoder, negotiated.rtr().orElseThrow(), header, 0);
-            header.limit(n).position(0);
-            if (capture != null) {
-                capture.record(active, header, 0, n);
-            }
-            while (header.hasRemaining()) {
-                channel.write(header);
-            }
+            room(0, 128);
+            int at = stage.position();
+            int n = Rtr.encode(encoder, negotiated.rtr().orElseThrow(), stage, at);
+            stage.position(at + n);
+            staged(at, at + n);
             counters.fpduOut();
         }
 
@@ -1097,9 +1198,12 @@ public final class IwarpConnection implements WireConnection {
             InboundRead r = irq[(int) (irqHead % irq.length)];
             BufferCursor source = r.source;
             r.source = null;
-            // the slot is released just before the last segment goes out (inside sendTagged): the requester may
+            // the slot is released just before the last segment is queued (inside sendMessage): the requester may
             // issue its next read as soon as that segment arrives
-            sendTagged(RdmapOpcode.RDMA_READ_RESPONSE, r.sinkStag, r.sinkTo, source, r.length, true);
+            sendMessage(RdmapOpcode.RDMA_READ_RESPONSE, r.sinkStag, r.sinkTo, 0, source, r.length, true);
+            // written at once: its IRQ place is free again, and with it the source cursor it slices (WirePort keeps
+            // one more than the IRQ holds, enough for one response in flight, not for several in a batch)
+            flush();
             return true;
         }
 
@@ -1108,25 +1212,42 @@ public final class IwarpConnection implements WireConnection {
             if (outstanding >= orq.length) {
                 return false; // ORD reached: wait for a response
             }
-            int result = qp.nextRequest(scratch, (int) outstanding);
+            if (batched == batch.length) {
+                flush();
+            }
+            WireRequest next = batch[batched];
+            int result = qp.nextRequest(next, (int) outstanding);
+            building = result == QpPort.READY;
             switch (result) {
                 case QpPort.READY -> {
-                    switch (scratch.kind) {
+                    switch (next.kind) {
                         case WireRequest.WRITE -> {
-                            if (sendTagged(RdmapOpcode.RDMA_WRITE, scratch.remoteToken, scratch.remoteAddress,
-                                scratch.local, scratch.length, false)) {
-                                qp.sent(scratch);
+                            if (sendMessage(RdmapOpcode.RDMA_WRITE, next.remoteToken, next.remoteAddress, 0,
+                                next.local, next.length, false)) {
+                                batched++;
+                            } else {
+                                clear(next);
                             }
                         }
                         case WireRequest.SEND -> {
-                            if (sendUntagged(scratch)) {
-                                qp.sent(scratch);
+                            RdmapOpcode op = next.invalidate
+                                ? (next.solicited ? RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE
+                                    : RdmapOpcode.SEND_WITH_INVALIDATE)
+                                : (next.solicited ? RdmapOpcode.SEND_WITH_SE : RdmapOpcode.SEND);
+                            if (sendMessage(op, next.invalidate ? next.invalidateToken : 0, 0, ++sendMsn,
+                                next.local, next.length, false)) {
+                                batched++;
+                            } else {
+                                clear(next);
                             }
                         }
-                        case WireRequest.READ -> sendReadRequest(scratch);
-                        default -> localFailure();
+                        case WireRequest.READ -> sendReadRequest(next);
+                        default -> {
+                            clear(next);
+                            localFailure();
+                        }
                     }
-                    clear(scratch);
+                    building = false;
                     return true;
                 }
                 case QpPort.FAILED -> {
@@ -1156,186 +1277,237 @@ public final class IwarpConnection implements WireConnection {
             slot.solicited = false;
             slot.invalidate = false;
             slot.invalidateToken = 0;
-            // publish before writing: the response may arrive before write() returns
+            clear(r);
+            // publish before the write: the response may arrive before write() returns
             orqTail = orqTail + 1;
-            header.clear();
-            int n = encoder.readRequest(header, 0, ++readMsn, sinkStag, 0L, (int) r.length, r.remoteToken,
-                r.remoteAddress);
-            header.limit(n).position(0);
-            if (capture != null) {
-                capture.record(active, header, 0, n);
-            }
-            while (header.hasRemaining()) {
-                channel.write(header);
-            }
+            room(0, 128);
+            int at = stage.position();
+            int n = encoder.readRequest(stage, at, ++readMsn, sinkStag, 0L, (int) slot.length, slot.remoteToken,
+                slot.remoteAddress);
+            stage.position(at + n);
+            staged(at, at + n);
             counters.fpduOut();
+            flush();
             qp.sent(slot);
         }
 
-        private boolean sendUntagged(WireRequest r) throws IOException {
-            RdmapOpcode op = r.invalidate
-                ? (r.solicited ? RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE : RdmapOpcode.SEND_WITH_INVALIDATE)
-                : (r.solicited ? RdmapOpcode.SEND_WITH_SE : RdmapOpcode.SEND);
-            int msn = ++sendMsn;
-            int rsvd = r.invalidate ? r.invalidateToken : 0;
-            long total = r.length;
-            int max = segmentLength - op.fpduHeaderLength() - FpduFlyweight.CRC_LENGTH;
+        /**
+         * Queues one message as FPDUs of at most the segment length: a tagged one ({@code op} tagged: {@code key}
+         * is the STag, {@code to} the tagged offset) or an untagged one ({@code key}: the STag to invalidate or 0,
+         * {@code msn}). Payloads are sliced {@link #PART_FPDUS} FPDUs at a time, so that the views of one slicing
+         * call can share a batch.
+         *
+         * @return false if a failure stopped it (nothing of it is written then)
+         */
+        private boolean sendMessage(RdmapOpcode op, int key, long to, int msn, BufferCursor src,
+                                    long total, boolean releasesIrqSlot) throws IOException {
+            int headerLength = op.fpduHeaderLength();
+            int max = segmentLength - headerLength - FpduFlyweight.CRC_LENGTH;
             long offset = 0;
             do {
                 if (failure.get() != null) {
                     return false;
                 }
-                int chunk = (int) Math.min(max, total - offset);
-                int views = chunk == 0 ? 0 : slices(r.local, offset, chunk);
-                while (views < 0 && chunk > 4) {
-                    chunk = Math.max(4, (chunk / 2) & ~3);
-                    views = slices(r.local, offset, chunk);
+                long part = Math.min(total - offset, (long) max * PART_FPDUS);
+                int views = 0;
+                if (offset > 0) {
+                    // a slicing call may hand out again the views of the last one on this cursor: those must be
+                    // written before they are repositioned
+                    flush();
                 }
-                if (views < 0) {
-                    localFailure();
-                    return false;
+                if (part > 0) {
+                    views = src == null ? -1 : src.slices(offset, part, max, viewScratch, 0);
+                    if (views < 0 && src != null) {
+                        // too many memory pieces for one slicing call: one FPDU, halved until its pieces fit
+                        part = Math.min(part, max);
+                        views = src.slices(offset, part, max, viewScratch, 0);
+                        while (views < 0 && part > 4) {
+                            part = Math.max(4, (part / 2) & ~3);
+                            views = src.slices(offset, part, max, viewScratch, 0);
+                        }
+                    }
+                    if (views < 0) {
+                        java.util.Arrays.fill(viewScratch, null);
+                        localFailure();
+                        return false;
+                    }
                 }
-                boolean last = offset + chunk == total;
-                header.clear();
-                untagged.wrap(header, FpduFlyweight.ULPDU_OFFSET);
-                untagged.control(false, last).opcode(op);
-                untagged.rsvdUlp(rsvd).queueNumber(op.queueNumber()).msn(msn).messageOffset((int) offset);
-                writeFpdu(op.fpduHeaderLength(), views, chunk);
-                offset += chunk;
+                // the part's FPDUs, each taking the views that cover its payload
+                long done = 0;
+                int v = 0;
+                do {
+                    int chunk = (int) Math.min(max, part - done);
+                    int first = v;
+                    long covered = 0;
+                    while (covered < chunk) {
+                        covered += viewScratch[v++].remaining();
+                    }
+                    boolean last = offset + done + chunk == total;
+                    if (last && releasesIrqSlot) {
+                        irqHead = irqHead + 1;
+                    }
+                    appendFpdu(op, headerLength, key, to + offset + done, msn, (int) (offset + done), last,
+                        first, v - first, chunk);
+                    done += chunk;
+                } while (done < part);
+                java.util.Arrays.fill(viewScratch, 0, views, null);
+                offset += part;
             } while (offset < total);
             return true;
         }
 
-        private boolean sendTagged(RdmapOpcode op, int stag, long to, BufferCursor src, long total,
-                                   boolean releasesIrqSlot) throws IOException {
-            int max = segmentLength - op.fpduHeaderLength() - FpduFlyweight.CRC_LENGTH;
-            long offset = 0;
-            do {
-                if (failure.get() != null) {
-                    return false;
-                }
-                int chunk = (int) Math.min(max, total - offset);
-                int views = chunk == 0 ? 0 : slices(src, offset, chunk);
-                while (views < 0 && chunk > 4) {
-                    chunk = Math.max(4, (chunk / 2) & ~3);
-                    views = slices(src, offset, chunk);
-                }
-                if (views < 0) {
-                    localFailure();
-                    return false;
-                }
-                boolean last = offset + chunk == total;
-                header.clear();
-                tagged.wrap(header, FpduFlyweight.ULPDU_OFFSET);
+        /** Appends one FPDU: header, payload ({@code count} views from {@code viewScratch[first]}), pad, CRC. */
+        private void appendFpdu(RdmapOpcode op, int headerLength, int key, long to, int msn, int mo, boolean last,
+                                int first, int count, int payload) throws IOException {
+            boolean stagedPayload = payload <= STAGED_PAYLOAD;
+            room(stagedPayload ? 0 : count, headerLength + (stagedPayload ? payload : 0) + 8);
+            int at = stage.position();
+            if (op.tagged()) {
+                tagged.wrap(stage, at + FpduFlyweight.ULPDU_OFFSET);
                 tagged.control(true, last).opcode(op);
-                tagged.stag(stag).taggedOffset(to + offset);
-                if (last && releasesIrqSlot) {
-                    irqHead = irqHead + 1;
-                }
-                writeFpdu(op.fpduHeaderLength(), views, chunk);
-                offset += chunk;
-            } while (offset < total);
-            return true;
-        }
-
-        private int slices(BufferCursor src, long offset, int length) {
-            if (src == null) {
-                return -1;
+                tagged.stag(key).taggedOffset(to);
+            } else {
+                untagged.wrap(stage, at + FpduFlyweight.ULPDU_OFFSET);
+                untagged.control(false, last).opcode(op);
+                untagged.rsvdUlp(key).queueNumber(op.queueNumber()).msn(msn).messageOffset(mo);
             }
-            int n = src.slices(offset, length, viewScratch, 0);
-            if (n < 0) {
-                java.util.Arrays.fill(viewScratch, null);
-                return -1;
-            }
-            for (int i = 0; i < n; i++) {
-                gather[1 + i] = viewScratch[i];
-                viewScratch[i] = null;
-            }
-            return n;
-        }
-
-        /** One FPDU: header (already in {@link #header} after the length field), {@code views} payload views. */
-        private void writeFpdu(int headerLength, int views, int payload) throws IOException {
             int ulpdu = headerLength - FpduFlyweight.LENGTH_FIELD_LENGTH + payload;
-            header.putShort(0, (short) ulpdu);
+            stage.putShort(at, (short) ulpdu);
             int pad = FpduFlyweight.padLength(ulpdu);
-            if (payload <= STAGED_PAYLOAD) {
-                writeStaged(headerLength, views, pad);
-                return;
-            }
-            header.limit(headerLength).position(0);
-            trailer.clear();
-            for (int i = 0; i < pad; i++) {
-                trailer.put((byte) 0);
+            int end = at + headerLength;
+            if (stagedPayload) {
+                stage.position(end);
+                for (int i = first; i < first + count; i++) {
+                    stage.put(viewScratch[i]);
+                }
+                end = stage.position();
             }
             int value = 0;
             if (crcOn) {
                 crc.reset();
-                crc.update(header);
-                header.position(0);
-                for (int i = 0; i < views; i++) {
-                    ByteBuffer v = gather[1 + i];
-                    positions[i] = v.position();
-                    crc.update(v);
-                    v.position(positions[i]);
+                crcView.limit(end).position(at);
+                crc.update(crcView);
+                if (!stagedPayload) {
+                    for (int i = first; i < first + count; i++) {
+                        ByteBuffer b = viewScratch[i];
+                        int p = b.position();
+                        crc.update(b);
+                        b.position(p);
+                    }
                 }
-                trailer.flip();
-                crc.update(trailer);
-                trailer.limit(8);
+                for (int i = 0; i < pad; i++) {
+                    crc.update(0);
+                }
                 value = (int) crc.getValue();
             }
-            trailer.position(pad);
-            trailer.putInt(value);
-            trailer.flip();
-            gather[0] = header;
-            gather[1 + views] = trailer;
-            int count = views + 2;
-            if (capture != null) {
-                for (int i = 0; i < count; i++) {
-                    ByteBuffer b = gather[i];
-                    capture.record(active, b, b.position(), b.remaining());
+            if (stagedPayload) {
+                for (int i = 0; i < pad; i++) {
+                    stage.put(end + i, (byte) 0);
                 }
-            }
-            long remaining = headerLength + (long) payload + pad + FpduFlyweight.CRC_LENGTH;
-            while (remaining > 0) {
-                remaining -= channel.write(gather, 0, count);
+                stage.putInt(end + pad, Integer.reverseBytes(value));
+                stage.position(end + pad + FpduFlyweight.CRC_LENGTH);
+                staged(at, stage.position());
+            } else {
+                stage.position(end);
+                staged(at, end);
+                for (int i = first; i < first + count; i++) {
+                    ByteBuffer b = viewScratch[i];
+                    gather[entries++] = b;
+                    batchBytes += b.remaining();
+                }
+                for (int i = 0; i < pad; i++) {
+                    stage.put(end + i, (byte) 0);
+                }
+                stage.putInt(end + pad, Integer.reverseBytes(value));
+                stage.position(end + pad + FpduFlyweight.CRC_LENGTH);
+                staged(end, stage.position());
             }
             counters.fpduOut();
-            for (int i = 0; i < count; i++) {
-                gather[i] = null;
-            }
         }
 
         /**
-         * A small FPDU is copied whole into {@link #header} and written as one buffer: cheaper than a gathering
-         * write for a few bytes, and the socket layer allocates nothing for a buffer it does not have to pin.
+         * Makes room for an FPDU: {@code views} payload views and {@code stageBytes} staged octets, writing the
+         * batch first when it is full.
          */
-        private void writeStaged(int headerLength, int views, int pad) throws IOException {
-            header.limit(header.capacity()).position(headerLength);
-            for (int i = 0; i < views; i++) {
-                header.put(gather[1 + i]);
-                gather[1 + i] = null;
+        private void room(int views, int stageBytes) throws IOException {
+            if (entries + views + 2 > gather.length || stageViewsUsed + 2 > stageViews.length
+                || stage.remaining() < stageBytes + 8 || batchBytes >= BATCH_BYTES) {
+                flush();
             }
-            for (int i = 0; i < pad; i++) {
-                header.put((byte) 0);
+        }
+
+        /** Adds {@code stage[from, to)} to the I/O vector, extending the last entry when it ends at {@code from}. */
+        private void staged(int from, int to) {
+            if (to <= from) {
+                return;
             }
-            int end = header.position();
-            int value = 0;
-            if (crcOn) {
-                crc.reset();
-                header.flip();
-                crc.update(header);
-                value = (int) crc.getValue();
+            batchBytes += to - from;
+            if (entries > 0 && stageViewsUsed > 0) {
+                ByteBuffer lastView = stageViews[stageViewsUsed - 1];
+                if (gather[entries - 1] == lastView && lastView.limit() == from) {
+                    lastView.limit(to);
+                    return;
+                }
             }
-            header.limit(end + FpduFlyweight.CRC_LENGTH);
-            header.putInt(end, Integer.reverseBytes(value)).position(0);
-            if (capture != null) {
-                capture.record(active, header, 0, header.remaining());
+            ByteBuffer b = stageViews[stageViewsUsed++];
+            b.limit(to).position(from);
+            gather[entries++] = b;
+        }
+
+        /** Writes the batch (one gathering write, repeated until every octet is out), then completes its requests. */
+        void flush() throws IOException {
+            if (entries > 0) {
+                if (capture != null) {
+                    for (int i = 0; i < entries; i++) {
+                        ByteBuffer b = gather[i];
+                        capture.record(active, b, b.position(), b.remaining());
+                    }
+                }
+                long remaining = batchBytes;
+                if (entries == 1) {
+                    ByteBuffer b = gather[0];
+                    while (b.hasRemaining()) {
+                        channel.write(b);
+                    }
+                } else {
+                    while (remaining > 0) {
+                        remaining -= channel.write(gather, 0, entries);
+                    }
+                }
             }
-            while (header.hasRemaining()) {
-                channel.write(header);
+            resetBatch();
+            int n = batched;
+            batched = 0;
+            for (int i = 0; i < n; i++) {
+                WireRequest r = batch[i];
+                qp.sent(r);
+                clear(r);
             }
-            counters.fpduOut();
+            if (building && n > 0) { // the request being queued moves to the head of the next batch
+                WireRequest r = batch[0];
+                batch[0] = batch[n];
+                batch[n] = r;
+            }
+        }
+
+        /** Forgets the batch unwritten: its requests never complete as sent (the failure flushes them). */
+        void discard() {
+            resetBatch();
+            for (int i = 0; i < batch.length; i++) {
+                clear(batch[i]);
+            }
+            batched = 0;
+            building = false;
+        }
+
+        private void resetBatch() {
+            for (int i = 0; i < entries; i++) {
+                gather[i] = null;
+            }
+            entries = 0;
+            stageViewsUsed = 0;
+            batchBytes = 0;
+            stage.clear();
         }
 
         private void clear(WireRequest r) {

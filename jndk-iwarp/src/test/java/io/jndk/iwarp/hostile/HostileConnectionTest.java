@@ -221,6 +221,51 @@ class HostileConnectionTest {
         }
     }
 
+    /**
+     * A large Write is partly placed (the receive thread waits in a read straight into the target) when the consumer
+     * closes its QP, which aborts the connection. The rest of the Write, sent by the peer after it has read jndk's
+     * Terminate and while it keeps the connection open, must never land in the target: the abort wakes that read
+     * instead of leaving it to place whatever arrives until the connection closes.
+     */
+    @Test
+    void restOfALargeWriteAfterALocalAbortIsNotPlaced() throws Exception {
+        int size = 32 * 1024;
+        int first = 8 * 1024;
+        HostileKit.Guarded big = kit.register("big", kit.pd, size, HostileKit.ALL);
+        establish(false, 1);
+        byte[] payload = new byte[size];
+        Arrays.fill(payload, (byte) 0x5A);
+        byte[] fpdu = peer.rdmaWrite(big.token(), big.base(), payload);
+        int headerLength = 16;
+        try (RawPeer p = peer) {
+            p.write(Arrays.copyOf(fpdu, headerLength + first));
+            HostileKit.await("the first part of the Write placed",
+                () -> big.inner().get(ValueLayout.JAVA_BYTE, first - 1) == (byte) 0x5A);
+            // the consumer closes its QP while connected: a local abort with a Terminate (the close itself completes
+            // once the connector is closed too)
+            java.util.concurrent.CompletableFuture<Void> qpClosed = new java.util.concurrent.CompletableFuture<>();
+            if (established.qp.close(ctx -> qpClosed.complete(null), null) != NtStatus.STATUS_PENDING) {
+                qpClosed.complete(null);
+            }
+            p.readUntilTerminate();
+            try {
+                p.write(Arrays.copyOfRange(fpdu, headerLength + first, fpdu.length));
+            } catch (java.io.IOException reset) {
+                // jndk may already have closed: nothing can be placed then either
+            }
+            CmTestSupport.readUntilClose(p.socket);
+            kit.finish(established);
+            qpClosed.get(WAIT_NANOS, TimeUnit.NANOSECONDS);
+        }
+        allCancelled(new Outcome(kit.receiveCompletions(RECEIVES)));
+        byte[] placed = big.inner().toArray(ValueLayout.JAVA_BYTE);
+        for (int i = first; i < size; i++) {
+            assertThat(placed[i]).as("target octet %d, sent after the abort", i).isEqualTo(HostileKit.FILL);
+        }
+        assertThat(big.guardsIntact()).isTrue();
+        peer = null;
+    }
+
     @Test
     void writeToAWindowAfterUnbind() throws Exception {
         establish(false, 1);

@@ -157,6 +157,15 @@ final class RawPeer implements AutoCloseable {
         return out;
     }
 
+    /** Reads FPDUs until a Terminate arrives and returns it, leaving the connection open both ways. */
+    byte[] readUntilTerminate() throws IOException {
+        byte[] fpdu;
+        do {
+            fpdu = readFpdu();
+        } while ((fpdu[3] & 0x0F) != RdmapOpcode.TERMINATE.code());
+        return fpdu;
+    }
+
     /** Reads one whole FPDU (length field, ULPDU, pad, CRC). */
     private byte[] readFpdu() throws IOException {
         byte[] length = CmTestSupport.readExactly(socket, FpduFlyweight.LENGTH_FIELD_LENGTH);
