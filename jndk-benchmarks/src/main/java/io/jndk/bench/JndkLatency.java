@@ -28,7 +28,8 @@ import java.util.concurrent.locks.LockSupport;
  *   and checks the 8 bytes. Round trip = A's post to A's thread running again with B's echo.</li>
  * </ul>
  * Prints one JSON object per mode ({@code jndk.write8.poll}, {@code jndk.write8.block}) with p50/p99 in µs.
- * Arguments: {@code [iterations] [transport] [key=value provider options...]}.
+ * Arguments: {@code [iterations] [transport] [key=value provider options...]}; {@code modes=poll}, {@code modes=block}
+ * (default {@code modes=poll,block}) selects the modes run.
  */
 public final class JndkLatency {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
@@ -150,13 +151,19 @@ public final class JndkLatency {
     public static void main(String[] args) throws Exception {
         int iterations = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
         String transport = args.length > 1 ? args[1] : "iwarp";
-        Map<String, String> options = Fabric.options(args, 2);
+        Map<String, String> options = new java.util.HashMap<>(Fabric.options(args, 2));
+        String modes = options.getOrDefault("modes", "poll,block"); // which of the two to run (not a provider option)
+        options.remove("modes");
         for (boolean blocking : new boolean[] {false, true}) {
+            if (!java.util.List.of(modes.split(",")).contains(blocking ? "block" : "poll")) {
+                continue;
+            }
             long[] rtt = run(transport, options, iterations, blocking);
             Arrays.sort(rtt);
             System.out.printf(java.util.Locale.ROOT, "{\"name\":\"jndk.write8.%s\",\"transport\":\"%s\",\"rtt_p50_us\":%.4f,"
-                    + "\"rtt_p99_us\":%.4f,\"iters\":%d}%n", blocking ? "block" : "poll", transport,
-                    rtt[rtt.length / 2] / 1000.0, rtt[(int) (rtt.length * 0.99)] / 1000.0, rtt.length);
+                    + "\"rtt_p99_us\":%.4f,\"iters\":%d,\"options\":\"%s\"}%n", blocking ? "block" : "poll", transport,
+                    rtt[rtt.length / 2] / 1000.0, rtt[(int) (rtt.length * 0.99)] / 1000.0, rtt.length,
+                    new java.util.TreeMap<>(options).toString().replace("\"", ""));
         }
     }
 

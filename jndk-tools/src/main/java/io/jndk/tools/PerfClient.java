@@ -71,6 +71,7 @@ final class PerfClient {
     private int inlineLimit;
     private final PrintStream out;
     private final PrintStream err;
+    private Map<String, String> providerOptions = Map.of();
     private NdkAdapter adapter;
     private NdkPd pd;
     private InetAddress local;
@@ -99,6 +100,12 @@ final class PerfClient {
         this.err = err;
     }
 
+    /** Provider options for the adapter (perf's {@code -O KEY=VALUE}). */
+    PerfClient withOptions(Map<String, String> options) {
+        this.providerOptions = Map.copyOf(options);
+        return this;
+    }
+
     /**
      * Runs every size and operation, adding the rows to {@code rows}; 0 when all data verified, else the exit code
      * of the {@link Failure} (verification, or a connection that failed).
@@ -111,7 +118,7 @@ final class PerfClient {
                     + hostName + ")");
             return Failure.Kind.UNREACHABLE.exit;
         }
-        Map<String, String> opts = PerfSupport.options(crc, pcap);
+        Map<String, String> opts = PerfSupport.options(crc, pcap, providerOptions);
         opts.putIfAbsent("mpa.timeout.ms", Long.toString(CONNECT_TIMEOUT_MS));
         adapter = Ndk.open(NdkOpenParameters.of(transport, local).withOptions(opts));
         pd = Sync.create("CreatePd", adapter::createPd);

@@ -54,6 +54,14 @@ final class PerfCommand implements Callable<Integer> {
             + " instead of -n iterations.")
     Double duration;
 
+    @Option(names = "--warmup", paramLabel = "SECONDS", description = "In one process: run each size and operation"
+            + " this long, unmeasured, before its measured run (JIT compilation, TCP ramp-up).")
+    Double warmup;
+
+    @Option(names = {"-O", "--option"}, paramLabel = "KEY=VALUE", description = "Provider option for both adapters,"
+            + " repeatable (docs/USER-GUIDE.md lists them; e.g. -O poll=true, -O mss=9000).")
+    java.util.Map<String, String> providerOptions = new java.util.LinkedHashMap<>();
+
     @Option(names = "--depth", defaultValue = "16", description = "Operations in flight in bw mode (default: ${DEFAULT-VALUE}).")
     int depth;
 
@@ -133,7 +141,7 @@ final class PerfCommand implements Callable<Integer> {
         if (server) {
             InetAddress at = InetAddress.getByName(bind == null ? "127.0.0.1" : bind);
             return new PerfServer(transport == null ? "iwarp" : transport, at, port, once ? 1 : connections, crc, pcap,
-                    injectFault, System.out, System.err).run();
+                    injectFault, System.out, System.err).withOptions(providerOptions).run();
         }
         if (client != null) {
             InetAddress host;
@@ -149,7 +157,7 @@ final class PerfCommand implements Callable<Integer> {
                 status = new PerfClient(transport == null ? "iwarp" : transport, client, new InetSocketAddress(host, port),
                         bind == null ? null : InetAddress.getByName(bind), ops, sizes(), this::itersFor, depth, crc, pcap,
                         seed != null ? seed : new SplittableRandom().nextLong(), format, mode.equals("lat"), qps, inline,
-                        wait.block, System.out, System.err).run(rows, progress);
+                        wait.block, System.out, System.err).withOptions(providerOptions).run(rows, progress);
             }
             return plotted(rows, status);
         }
@@ -194,6 +202,12 @@ final class PerfCommand implements Callable<Integer> {
         if (server && client != null) {
             throw new IllegalArgumentException("--server and --client exclude each other");
         }
+        if (warmup != null && !(warmup >= 0 && warmup <= 600)) {
+            throw new IllegalArgumentException("--warmup " + warmup + " outside [0, 600] seconds");
+        }
+        if (warmup != null && (client != null || server)) {
+            throw new IllegalArgumentException("--warmup runs in one process only (not with --server or --client)");
+        }
         if (client != null && duration != null) {
             throw new IllegalArgumentException("-D runs in one process only (not yet with --client)");
         }
@@ -216,7 +230,7 @@ final class PerfCommand implements Callable<Integer> {
         boolean lat = mode.equals("lat");
         List<PerfFormat.Row> rows = new ArrayList<>();
         PerfLocal.Settings settings = new PerfLocal.Settings(transportName, lat, depth, qps, inline, wait.block, crc, pcap,
-                duration == null ? 0 : duration);
+                duration == null ? 0 : duration, warmup == null ? 0 : warmup, providerOptions);
         try (PerfProgress progress = progress(format);
                 PerfLocal run = new PerfLocal(settings, maxSize)) {
             if (format == PerfFormat.TABLE) {
@@ -227,6 +241,9 @@ final class PerfCommand implements Callable<Integer> {
             for (int size : sizeList) {
                 for (String op : ops) {
                     long n = itersFor(size);
+                    if (warmup != null && warmup > 0) {
+                        run.warmUp(op, size);
+                    }
                     progress.row(index++, total, op + " " + size + " B", (long) qps * (lat ? n : n + Math.min(n, 5000)),
                             duration == null ? 0 : (long) (duration * 1e9));
                     PerfFormat.Row r = run.run(op, size, n, progress);

@@ -14,6 +14,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
@@ -24,7 +25,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 final class PerfLocal implements AutoCloseable {
     /** What a run measures and how. {@code seconds > 0} replaces the iteration count by a duration. */
     record Settings(String transport, boolean latencyMode, int depth, int qps, boolean inline, boolean block, boolean crc,
-            String pcap, double seconds) {}
+            String pcap, double seconds, double warmupSeconds, Map<String, String> options) {}
 
     private final Settings settings;
     private final NdkAdapter a, b;
@@ -37,8 +38,8 @@ final class PerfLocal implements AutoCloseable {
         this.settings = settings;
         InetAddress lo = InetAddress.getLoopbackAddress();
         a = Ndk.open(NdkOpenParameters.of(settings.transport(), lo)
-                .withOptions(PerfSupport.options(settings.crc(), settings.pcap())));
-        b = Ndk.open(NdkOpenParameters.of(settings.transport(), lo).withOptions(PerfSupport.options(settings.crc(), null)));
+                .withOptions(PerfSupport.options(settings.crc(), settings.pcap(), settings.options())));
+        b = Ndk.open(NdkOpenParameters.of(settings.transport(), lo).withOptions(PerfSupport.options(settings.crc(), null, settings.options())));
         inlineLimit = settings.inline() ? Math.min(a.info().maxInlineDataSize(), b.info().maxInlineDataSize()) : 0;
         pdA = Sync.create("CreatePd", a::createPd);
         pdB = Sync.create("CreatePd", b::createPd);
@@ -79,9 +80,20 @@ final class PerfLocal implements AutoCloseable {
         Sync.check("Accept", Sync.get(accept, "Accept"));
     }
 
+    /** Runs one operation at one size on every pair for the warm-up time, unmeasured (its data still verified). */
+    void warmUp(String op, int size) {
+        PerfFormat.Row r = run(op, size, Long.MAX_VALUE, (long) (settings.warmupSeconds() * 1e9), PerfProgress.off());
+        if (!r.verified()) {
+            throw new IllegalStateException("data mismatch during the warm-up of " + op + " " + size + " B");
+        }
+    }
+
     /** Measures one operation at one size on every pair at once. */
     PerfFormat.Row run(String op, int size, long iters, PerfProgress progress) {
-        long durationNs = (long) (settings.seconds() * 1e9);
+        return run(op, size, iters, (long) (settings.seconds() * 1e9), progress);
+    }
+
+    private PerfFormat.Row run(String op, int size, long iters, long durationNs, PerfProgress progress) {
         boolean inline = size <= inlineLimit && !op.equals("read");
         List<PerfThread> threads = new ArrayList<>();
         List<PerfFormat.Part> results = new ArrayList<>();

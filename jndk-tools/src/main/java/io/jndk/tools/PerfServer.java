@@ -24,6 +24,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -47,6 +48,7 @@ final class PerfServer {
     private final String pcap;
     private final PrintStream out;
     private final PrintStream err;
+    private Map<String, String> providerOptions = Map.of();
     private final boolean flipOneByte;
 
     PerfServer(String transport, InetAddress bind, int port, int clients, boolean crc, String pcap, boolean flipOneByte,
@@ -62,11 +64,17 @@ final class PerfServer {
         this.err = err;
     }
 
+    /** Provider options for the adapter (perf's {@code -O KEY=VALUE}). */
+    PerfServer withOptions(Map<String, String> options) {
+        this.providerOptions = Map.copyOf(options);
+        return this;
+    }
+
     /** Serves until killed, or until {@code clients} connections (when positive) have been served. */
     int run() throws InterruptedException {
         NdkAdapter adapter;
         try {
-            adapter = Ndk.open(NdkOpenParameters.of(transport, bind).withOptions(PerfSupport.options(crc, pcap)));
+            adapter = Ndk.open(NdkOpenParameters.of(transport, bind).withOptions(PerfSupport.options(crc, pcap, providerOptions)));
         } catch (RuntimeException e) {
             err.println("jndk perf: cannot open a " + transport + " adapter on " + bind.getHostAddress() + ": " + e.getMessage());
             return 2;

@@ -64,7 +64,12 @@ public final class PerfSupport {
     }
 
     static Map<String, String> options(boolean crc, String pcap) {
-        Map<String, String> o = new HashMap<>();
+        return options(crc, pcap, Map.of());
+    }
+
+    /** The adapter options of a run: {@code extra} (perf's {@code -O KEY=VALUE}), then crc and pcap over them. */
+    static Map<String, String> options(boolean crc, String pcap, Map<String, String> extra) {
+        Map<String, String> o = new HashMap<>(extra);
         if (crc) {
             o.put("crc", "true");
         }

@@ -113,6 +113,26 @@ class PerfCommandTest {
         }
     }
 
+    /** {@code --warmup} runs before each measured row; {@code -O} reaches both adapters (here: the polling engine). */
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void providerOptionsAndAWarmUpBeforeEachRow() throws Exception {
+        try (JndkProcess p = perf("--transport", "iwarp", "-O", "poll=true", "-O", "notify=inline", "--warmup", "0.2",
+                "-D", "0.2", "-s", "65536", "--op", "write,read,send", "--json", "--block")) {
+            List<Map<String, Object>> records = jsonLines(p.stdout());
+            assertThat(records).hasSize(3);
+            for (Map<String, Object> r : records) {
+                assertThat((Long) r.get("iters")).as("%s", r).isPositive();
+                assertThat(r.get("verified")).as("%s", r).isEqualTo(true);
+            }
+        }
+        try (JndkProcess p = JndkProcess.start(List.of(), "perf", "--transport", "iwarp", "-O", "notify=sometimes",
+                "-n", "10", "-s", "8")) {
+            assertThat(p.await(RUN)).as("exit; output:%n%s", p.output()).isNotEqualTo(0);
+            assertThat(p.output()).contains("notify=sometimes");
+        }
+    }
+
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void theTableHasUnitsAndNoProgressBarInAPipe() throws Exception {
