@@ -119,19 +119,19 @@ public final class Report {
         if (records.containsKey("scale")) {
             rows.add(new Row("1,000 QPs connection setup vs 10 s", num("scale", "setup_s"), 10, "s", false, 1.0));
         }
-        add("info: RDMA Write 64 KiB, iwarp, engine threads vs NIO stream", "iwarp-threaded/write/65536", "gbytes_per_s",
+        add("info: RDMA Write 64 KiB, iwarp, polling mode vs NIO stream", "iwarp-poll/write/65536", "gbytes_per_s",
                 "nio.stream.64k", "gbytes_per_s", "GB/s", Double.NaN);
-        add("info: RDMA Write 64 KiB, iwarp, engine threads, CRC vs NIO + CRC32c", "iwarp-threaded-crc/write/65536",
+        add("info: RDMA Write 64 KiB, iwarp, polling mode, CRC vs NIO + CRC32c", "iwarp-poll-crc/write/65536",
                 "gbytes_per_s", "nio.stream.64k.crc", "gbytes_per_s", "GB/s", Double.NaN);
-        add("info: Send 64 KiB, iwarp, engine threads vs NIO stream", "iwarp-threaded/send/65536", "gbytes_per_s",
+        add("info: Send 64 KiB, iwarp, polling mode vs NIO stream", "iwarp-poll/send/65536", "gbytes_per_s",
                 "nio.stream.64k", "gbytes_per_s", "GB/s", Double.NaN);
-        add("info: RDMA Read 64 KiB, iwarp, engine threads vs NIO stream", "iwarp-threaded/read/65536", "gbytes_per_s",
+        add("info: RDMA Read 64 KiB, iwarp, polling mode vs NIO stream", "iwarp-poll/read/65536", "gbytes_per_s",
                 "nio.stream.64k", "gbytes_per_s", "GB/s", Double.NaN);
         add("info: RDMA Write 8 B RTT p50, engine defaults vs NIO spinning", "jndk.write8.poll.default", "rtt_p50_us",
                 "nio.pingpong.spin", "rtt_p50_us", "us", Double.NaN);
         add("info: RDMA Write 8 B RTT p50, blocking, engine defaults vs NIO", "jndk.write8.block.default", "rtt_p50_us",
                 "nio.pingpong.block", "rtt_p50_us", "us", Double.NaN);
-        add("info: RDMA Write 4 KiB, iwarp, engine threads vs NIO stream 4 KiB", "iwarp-threaded/write/4096",
+        add("info: RDMA Write 4 KiB, iwarp vs NIO stream of 4 KiB writes", "iwarp/write/4096",
                 "gbytes_per_s", "nio.stream.4096", "gbytes_per_s", "GB/s", Double.NaN);
         add("info: RDMA Write 8 B post-to-completion p50 vs NIO spinning RTT", "iwarp/write/8", "lat_p50_us",
                 "nio.pingpong.spin", "rtt_p50_us", "us", Double.NaN);
@@ -169,7 +169,8 @@ public final class Report {
             System.out.printf(Locale.ROOT, "NIO 64 KiB stream over %s connections: median %s, min %s, max %s GB/s%n",
                     n.get("runs"), n.get("gbytes_per_s"), n.get("min"), n.get("max"));
         }
-        for (String key : List.of("iwarp/write/65536", "iwarp/send/65536", "iwarp/read/65536", "iwarp-crc/write/65536")) {
+        for (String key : List.of("iwarp/write/65536", "iwarp/send/65536", "iwarp/read/65536", "iwarp-crc/write/65536",
+                "iwarp-poll/write/65536", "iwarp-poll/send/65536", "iwarp-poll/read/65536", "iwarp-poll-crc/write/65536")) {
             if (records.containsKey(key) && records.get(key).containsKey("runs")) {
                 Map<String, String> n = records.get(key);
                 System.out.printf(Locale.ROOT, "jndk %s over %s runs: median %s, min %s, max %s GB/s%n", key, n.get("runs"),
