@@ -41,6 +41,12 @@ final class SoftCq extends SoftObject implements NdkCq {
     private int moderationAccumulated;
     private boolean notificationOwed;
     private ScheduledFuture<?> moderationTimer;
+    /** {@link #deliver} as the task an engine thread runs for {@code notify=inline}. */
+    private final io.jndk.provider.spi.EngineThread.Task deliverTask = this::deliver;
+    /** Deliveries owed; whoever raises it from 0 runs them all, so callbacks of this CQ never overlap. */
+    private final java.util.concurrent.atomic.AtomicInteger deliveries = new java.util.concurrent.atomic.AtomicInteger();
+    /** A non-success CQ status owed to the next delivery (overrun, fatal error). */
+    private volatile int owedStatus;
 
     SoftCq(SoftAdapter adapter, int depth, CqNotificationCallback cb, Object ctx) {
         super(adapter, NdkObjectType.CQ);
@@ -164,12 +170,6 @@ final class SoftCq extends SoftObject implements NdkCq {
         }
         adapter.dispatcher().run(() -> deliver(cqStatus));
     }
-
-    private final io.jndk.provider.spi.EngineThread.Task deliverTask = this::deliver;
-    /** Deliveries owed; whoever raises it from 0 runs them all, so callbacks of this CQ never overlap. */
-    private final java.util.concurrent.atomic.AtomicInteger deliveries = new java.util.concurrent.atomic.AtomicInteger();
-    /** A non-success CQ status owed to the next delivery (overrun, fatal error). */
-    private volatile int owedStatus;
 
     /** Calls the notification callback, serialized per CQ whichever thread delivers (NDKPI.md 7.4). */
     private void deliver(int cqStatus) {

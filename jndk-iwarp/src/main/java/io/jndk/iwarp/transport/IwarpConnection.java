@@ -1020,6 +1020,9 @@ public final class IwarpConnection implements WireConnection {
         private volatile boolean outputShut;
         private boolean rtrPending = negotiated.mustSendRtr();
 
+        /** Work the provider deferred to this thread (inline notifications), run once no lock is held. */
+        private EngineThread deferred;
+
         Tx() {
             for (int i = 0; i < stageViews.length; i++) {
                 stageViews[i] = stage.duplicate();
@@ -1028,8 +1031,6 @@ public final class IwarpConnection implements WireConnection {
                 batch[i] = new WireRequest();
             }
         }
-
-        private EngineThread deferred;
 
         @Override
         public void run() {
@@ -1061,7 +1062,6 @@ public final class IwarpConnection implements WireConnection {
                 if (f != null) {
                     own();
                     finish(f, true);
-                    deferred.runPending();
                     return;
                 }
                 if (closed.get()) {
@@ -1183,9 +1183,18 @@ public final class IwarpConnection implements WireConnection {
         }
 
         private void sendRtr() throws IOException {
+            int at = frameStart();
+            frameStaged(at, Rtr.encode(encoder, negotiated.rtr().orElseThrow(), stage, at));
+        }
+
+        /** Where a whole frame the encoder writes (at most 128 octets) goes in the stage; makes room for it. */
+        private int frameStart() throws IOException {
             room(0, 128);
-            int at = stage.position();
-            int n = Rtr.encode(encoder, negotiated.rtr().orElseThrow(), stage, at);
+            return stage.position();
+        }
+
+        /** The encoder wrote a whole FPDU of {@code n} octets at {@code at}: it joins the batch. */
+        private void frameStaged(int at, int n) {
             stage.position(at + n);
             staged(at, at + n);
             counters.fpduOut();
@@ -1280,13 +1289,9 @@ public final class IwarpConnection implements WireConnection {
             clear(r);
             // publish before the write: the response may arrive before write() returns
             orqTail = orqTail + 1;
-            room(0, 128);
-            int at = stage.position();
-            int n = encoder.readRequest(stage, at, ++readMsn, sinkStag, 0L, (int) slot.length, slot.remoteToken,
-                slot.remoteAddress);
-            stage.position(at + n);
-            staged(at, at + n);
-            counters.fpduOut();
+            int at = frameStart();
+            frameStaged(at, encoder.readRequest(stage, at, ++readMsn, sinkStag, 0L, (int) slot.length,
+                slot.remoteToken, slot.remoteAddress));
             flush();
             qp.sent(slot);
         }
@@ -1400,28 +1405,22 @@ public final class IwarpConnection implements WireConnection {
                 }
                 value = (int) crc.getValue();
             }
-            if (stagedPayload) {
-                for (int i = 0; i < pad; i++) {
-                    stage.put(end + i, (byte) 0);
-                }
-                stage.putInt(end + pad, Integer.reverseBytes(value));
-                stage.position(end + pad + FpduFlyweight.CRC_LENGTH);
-                staged(at, stage.position());
-            } else {
-                stage.position(end);
+            int from = at; // the staged piece the trailer ends: the whole FPDU, or only its trailer after the views
+            if (!stagedPayload) {
                 staged(at, end);
                 for (int i = first; i < first + count; i++) {
                     ByteBuffer b = viewScratch[i];
                     gather[entries++] = b;
                     batchBytes += b.remaining();
                 }
-                for (int i = 0; i < pad; i++) {
-                    stage.put(end + i, (byte) 0);
-                }
-                stage.putInt(end + pad, Integer.reverseBytes(value));
-                stage.position(end + pad + FpduFlyweight.CRC_LENGTH);
-                staged(end, stage.position());
+                from = end;
             }
+            for (int i = 0; i < pad; i++) {
+                stage.put(end + i, (byte) 0);
+            }
+            stage.putInt(end + pad, Integer.reverseBytes(value));
+            stage.position(end + pad + FpduFlyweight.CRC_LENGTH);
+            staged(from, stage.position());
             counters.fpduOut();
         }
 
@@ -1463,13 +1462,13 @@ public final class IwarpConnection implements WireConnection {
                         capture.record(active, b, b.position(), b.remaining());
                     }
                 }
-                long remaining = batchBytes;
                 if (entries == 1) {
                     ByteBuffer b = gather[0];
                     while (b.hasRemaining()) {
                         channel.write(b);
                     }
                 } else {
+                    long remaining = batchBytes;
                     while (remaining > 0) {
                         remaining -= channel.write(gather, 0, entries);
                     }
