@@ -1000,7 +1000,7 @@ public final class IwarpConnection implements WireConnection {
         private final boolean crcOn = negotiated.crc();
         /** Headers, trailers and small payloads of the batch being built. */
         private final ByteBuffer stage = ByteBuffer.allocateDirect(STAGE_BYTES);
-        /** Views of {@link #stage} for the I/O vector, made once. */
+        /** Views of {@link #stage} for the I/O vector, each made the first time a batch needs that many. */
         private final ByteBuffer[] stageViews = new ByteBuffer[GATHER];
         private final ByteBuffer crcView = stage.duplicate();
         private final ByteBuffer[] gather = new ByteBuffer[GATHER];
@@ -1024,9 +1024,6 @@ public final class IwarpConnection implements WireConnection {
         private EngineThread deferred;
 
         Tx() {
-            for (int i = 0; i < stageViews.length; i++) {
-                stageViews[i] = stage.duplicate();
-            }
             for (int i = 0; i < batch.length; i++) {
                 batch[i] = new WireRequest();
             }
@@ -1448,7 +1445,11 @@ public final class IwarpConnection implements WireConnection {
                     return;
                 }
             }
-            ByteBuffer b = stageViews[stageViewsUsed++];
+            ByteBuffer b = stageViews[stageViewsUsed];
+            if (b == null) {
+                b = stageViews[stageViewsUsed] = stage.duplicate();
+            }
+            stageViewsUsed++;
             b.limit(to).position(from);
             gather[entries++] = b;
         }
