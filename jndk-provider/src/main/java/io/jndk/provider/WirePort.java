@@ -178,12 +178,13 @@ final class WirePort implements QpPort {
 
     /**
      * The source cursor for the next inbound Read. The transport queues at most the inbound read limit and frees
-     * a queue place just before the last segment of a response goes out, so a ring one longer never hands out a
-     * cursor still in use.
+     * a queue place when the last segment of a response joins a batch, with at most
+     * {@link #READ_RESPONSE_BATCH} responses in one batch, so a ring that much longer never hands out a cursor
+     * still in use.
      */
     private CheckedCursor.Range nextReadRange() {
         if (readRanges == null) {
-            readRanges = new CheckedCursor.Range[Math.max(1, qp.effectiveIrd) + 1];
+            readRanges = new CheckedCursor.Range[Math.max(1, qp.effectiveIrd) + READ_RESPONSE_BATCH];
             for (int i = 0; i < readRanges.length; i++) {
                 readRanges[i] = new CheckedCursor.Range();
             }

@@ -46,11 +46,10 @@ import java.util.zip.CRC32C;
  * threads with the {@code threads=virtual} option; see {@link EngineMode}).
  *
  * <p><b>Transmit side.</b> Whoever holds {@link #txOwner} makes every TX-side call into the {@link QpPort}
- * ({@code nextRequest}, {@code sent}, {@code readDone}), so they never race: the transmit thread, or in polling
- * mode a posting thread that found the transmit side free (caller-runs). The single final {@code failed} call is
- * the transmit thread's. Each turn: completed outbound reads ({@code readDone}), then one queued inbound Read
- * Response, then one initiator request; a recorded failure first stops the thread (its Terminate, if any, goes out
- * at an FPDU boundary). An FPDU with up to {@link #STAGED_PAYLOAD} payload octets is copied into one buffer and
+ * ({@code nextRequest}, {@code sent}), so they never race: the transmit thread, or in polling mode a posting
+ * thread that found the transmit side free (caller-runs). The single final {@code failed} call is the transmit
+ * thread's. Each turn: one queued inbound Read Response, then one initiator request; a recorded failure first
+ * stops the thread (its Terminate, if any, goes out at an FPDU boundary). An FPDU with up to {@link #STAGED_PAYLOAD} payload octets is copied into one buffer and
  * written at once; a larger one is one gathering write of {@code [header][payload views][pad + CRC]}. Outside
  * polling mode posting threads only {@link #kick()}: a flag plus {@code unpark}. No provider lock is held across
  * socket I/O.
@@ -58,12 +57,14 @@ import java.util.zip.CRC32C;
  * <p><b>Receive thread.</b> Reads into a direct buffer and feeds the resumable {@link FpduDecoder};
  * tagged payload is placed straight through the provider's {@link BufferCursor}. In polling mode it spins for
  * input for a bounded time before each blocking read. It owns every RX-side call
- * ({@code writeTarget}, {@code readSource}, {@code beginReceive}, {@code endReceive}, {@code failReceive})
+ * ({@code writeTarget}, {@code readSource}, {@code beginReceive}, {@code endReceive}, {@code failReceive},
+ * {@code readDone}: a Read completes where its response's last octet is placed, with no hand-off)
  * and {@code peerClosed}. A protocol error builds the Terminate here and hands it to the transmit thread.
  *
  * <p><b>Queues.</b> The outbound read queue (ORQ) is a single-producer (TX) ring whose head the RX thread
- * advances when a Read Response completes and whose completions the TX thread reports; the inbound read
- * queue (IRQ) is a ring filled by RX and drained by TX. Both are preallocated.
+ * advances (and completes the read) when a Read Response ends; the inbound read queue (IRQ) is a ring filled by
+ * RX and drained by TX, up to {@link QpPort#READ_RESPONSE_BATCH} responses per gathering write. Both are
+ * preallocated.
  *
  * <p><b>Lifecycle.</b> Both threads start in {@link #begin}. The one that ends last closes the channel.
  * After a failure a guard closes the channel if the peer does not close within {@link #LINGER_MILLIS}.
@@ -139,11 +140,12 @@ public final class IwarpConnection implements WireConnection {
 
     private static final int PASSIVE_PENDING = 0, PASSIVE_ESTABLISHED = 1, PASSIVE_FAILED = 2;
 
-    // ---- ORQ: TX appends at orqTail; RX completes at orqRxHead; TX reports readDone up to orqRxHead --------
+    // ---- ORQ: TX appends at orqTail; RX completes (readDone) and frees at orqRxHead ----------------------------
     private WireRequest[] orq = new WireRequest[0];
     private volatile long orqTail;
     private volatile long orqRxHead;
-    private long orqTxHead;
+    /** Set by TX while its next request waits for a read to complete (ORD reached, or fenced): RX wakes it. */
+    private volatile boolean txAwaitsRead;
 
     // ---- IRQ: RX appends at irqTail; TX sends from irqHead --------------------------------------------------
     private InboundRead[] irq = new InboundRead[0];
@@ -538,6 +540,8 @@ public final class IwarpConnection implements WireConnection {
         private int expectedReadMsn = 1;
         // read response context
         private long responseReceived;
+        /** The read being completed, handed to the QP (the ORQ slot is free again by then). */
+        private final WireRequest doneRead = new WireRequest();
 
         /** Where the stream is read into when it is not placed directly. */
         private final ByteBuffer buffer = ByteBuffer.allocateDirect(RX_BUFFER);
@@ -952,8 +956,19 @@ public final class IwarpConnection implements WireConnection {
                             return;
                         }
                         responseReceived = 0;
+                        // the read completes here, on this thread: no hand-off to TX. The slot is freed first, so
+                        // that a read the completion's consumer posts at once finds room in the ORQ
+                        doneRead.kind = WireRequest.READ;
+                        doneRead.length = head.length;
+                        doneRead.handle = head.handle;
+                        head.local = null;
+                        head.handle = null;
                         orqRxHead = orqRxHead + 1;
-                        wake();
+                        qp.readDone(doneRead);
+                        doneRead.handle = null;
+                        if (txAwaitsRead) {
+                            wake();
+                        }
                     }
                 }
                 case RDMA_READ_REQUEST -> {
@@ -1012,6 +1027,8 @@ public final class IwarpConnection implements WireConnection {
         private int entries;
         private int stageViewsUsed;
         private int batched;
+        /** Read Responses in the batch: their source cursors stay in use until it is written. */
+        private int responsesBatched;
         /** A request taken from the QP is being queued at {@code batch[batched]} (a flush moves it to index 0). */
         private boolean building;
         private long batchBytes;
@@ -1078,7 +1095,6 @@ public final class IwarpConnection implements WireConnection {
                     deferred.runPending();
                 }
                 if (outputShut && rxEnded) {
-                    reportReads();
                     return;
                 }
                 if (!owned || !worked && !signal.get()) {
@@ -1115,7 +1131,7 @@ public final class IwarpConnection implements WireConnection {
 
         /** One unit of transmit work (appended to the batch); false when there was nothing to do. */
         private boolean turn() throws IOException {
-            boolean worked = reportReads();
+            boolean worked = false;
             if (established && !holdOutput && !outputShut && failure.get() == null) {
                 if (rtrPending) {
                     rtrPending = false;
@@ -1165,20 +1181,6 @@ public final class IwarpConnection implements WireConnection {
             }
         }
 
-        private boolean reportReads() {
-            boolean any = false;
-            long done = orqRxHead;
-            while (orqTxHead < done) {
-                WireRequest r = orq[(int) (orqTxHead % orq.length)];
-                orqTxHead++;
-                qp.readDone(r);
-                r.local = null;
-                r.handle = null;
-                any = true;
-            }
-            return any;
-        }
-
         private void sendRtr() throws IOException {
             int at = frameStart();
             frameStaged(at, Rtr.encode(encoder, negotiated.rtr().orElseThrow(), stage, at));
@@ -1207,14 +1209,17 @@ public final class IwarpConnection implements WireConnection {
             // the slot is released just before the last segment is queued (inside sendMessage): the requester may
             // issue its next read as soon as that segment arrives
             sendMessage(RdmapOpcode.RDMA_READ_RESPONSE, r.sinkStag, r.sinkTo, 0, source, r.length, true);
-            // written at once: its IRQ place is free again, and with it the source cursor it slices (WirePort keeps
-            // one more than the IRQ holds, enough for one response in flight, not for several in a batch)
-            flush();
+            // its IRQ place is free again, but not yet its source cursor: the QP keeps READ_RESPONSE_BATCH more
+            // than the IRQ holds, so at most that many responses may wait in a batch
+            if (++responsesBatched == QpPort.READ_RESPONSE_BATCH) {
+                flush();
+            }
             return true;
         }
 
         private boolean sendNextRequest() throws IOException {
-            long outstanding = orqTail - orqTxHead;
+            txAwaitsRead = true; // before reading orqRxHead: a read completing from now on wakes this thread
+            long outstanding = orqTail - orqRxHead;
             if (outstanding >= orq.length) {
                 return false; // ORD reached: wait for a response
             }
@@ -1223,6 +1228,7 @@ public final class IwarpConnection implements WireConnection {
             }
             WireRequest next = batch[batched];
             int result = qp.nextRequest(next, (int) outstanding);
+            txAwaitsRead = result == QpPort.FENCED;
             building = result == QpPort.READY;
             switch (result) {
                 case QpPort.READY -> {
@@ -1289,8 +1295,8 @@ public final class IwarpConnection implements WireConnection {
             int at = frameStart();
             frameStaged(at, encoder.readRequest(stage, at, ++readMsn, sinkStag, 0L, (int) slot.length,
                 slot.remoteToken, slot.remoteAddress));
-            flush();
-            qp.sent(slot);
+            // no sent(): the read completes when its response is placed (on the receive thread, which may be
+            // before this batch's write returns)
         }
 
         /**
@@ -1506,6 +1512,7 @@ public final class IwarpConnection implements WireConnection {
             }
             entries = 0;
             stageViewsUsed = 0;
+            responsesBatched = 0;
             batchBytes = 0;
             stage.clear();
         }

@@ -88,8 +88,7 @@ class IwarpConnectionTest {
             // read it back from the server into a fresh client buffer
             MemorySegment sink = p.client.region(0x00777700, size);
             p.client.post(FakeQp.read("r1", p.client.cursor(sink), SERVER_STAG, 16));
-            assertThat(p.client.next()).isEqualTo("sent r1");
-            assertThat(p.client.next()).isEqualTo("readDone r1");
+            assertThat(p.client.next()).isEqualTo("readDone r1"); // a read is never reported as sent
             assertThat(sink.mismatch(source)).isEqualTo(-1);
         }
     }
@@ -139,10 +138,10 @@ class IwarpConnectionTest {
             assertThat(p.server.next()).isEqualTo("recv 9 se");
             assertThat(p.server.next()).isEqualTo("recv 9 inv ab00");
             List<String> c = new ArrayList<>();
-            for (int i = 0; i < 6; i++) {
+            for (int i = 0; i < 5; i++) {
                 c.add(p.client.next());
             }
-            assertThat(c).containsExactly("sent w0", "sent s0", "sent s1", "sent s2", "sent r0", "readDone r0");
+            assertThat(c).containsExactly("sent w0", "sent s0", "sent s1", "sent s2", "readDone r0");
         }
     }
 
@@ -168,7 +167,6 @@ class IwarpConnectionTest {
             p.client.post(FakeQp.read("r", p.client.cursor(sink), 0x00BAD000, 0));
             int term = Term.RDMAP_INVALID_STAG;
             assertThat(p.server.next()).contains(Term.describe(term), "sent=true");
-            assertThat(p.client.next()).isEqualTo("sent r");
             assertThat(p.client.next()).contains(Term.describe(term), "sent=false");
             p.awaitClosed();
         }

@@ -4,11 +4,18 @@ package io.jndk.provider.spi;
  * The verbs engine's side of one connected QP, as a wire transport sees it. The transport owns the wire state
  * (MSNs, outstanding reads, inbound read queue); the provider owns queues, completions, memory and every
  * access check. All methods are non-blocking and may be called from the transport's threads; TX methods from
- * one thread at a time, RX methods from one thread at a time.
+ * one thread at a time, RX methods from one thread at a time (a TX and an RX call may run at once).
  */
 public interface QpPort {
     /** Outcome of {@link #nextRequest}. */
     int NONE = 0, READY = 1, FENCED = 2, FAILED = 3;
+
+    /**
+     * Read Responses a transport may still hold unwritten after freeing their inbound queue places (one batch).
+     * A source cursor from {@link #readSource} therefore stays valid until {@link #inboundReadLimit()} plus this
+     * many further calls.
+     */
+    int READ_RESPONSE_BATCH = 8;
 
     // ---- transmit side ------------------------------------------------------------------------
 
@@ -23,13 +30,16 @@ public interface QpPort {
      */
     int nextRequest(WireRequest out, int readsOutstanding);
 
-    /** A write or send left completely: it completes (in posting order). A read is now outstanding. */
+    /** A write or send left completely: it completes (in posting order). Not called for reads. */
     void sent(WireRequest request);
 
-    /** A read's response was placed completely: the read completes with its length. */
-    void readDone(WireRequest request);
-
     // ---- receive side -------------------------------------------------------------------------
+
+    /**
+     * A read's response was placed completely: the read completes with its length (in posting order, after
+     * the requests before it). {@code request} carries only the handle and the length.
+     */
+    void readDone(WireRequest request);
 
     /** Checks an inbound RDMA Write segment; returns 0 and the target, or a Terminate code ({@code io.jndk.provider.Term}). */
     int writeTarget(int stag, long to, long length, BufferCursor[] out);
