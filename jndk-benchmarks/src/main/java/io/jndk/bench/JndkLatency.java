@@ -40,6 +40,8 @@ public final class JndkLatency {
     private static final long BUDGET_NS = 5_000_000_000L;
     /** Written instead of a round number: the echo side stops. */
     private static final long STOP = -1;
+    /** Whether the spinning side yields the core on each pass ({@code -Djndk.bench.yield=false}: a pure spin). */
+    private static final boolean YIELD = !"false".equals(System.getProperty("jndk.bench.yield"));
 
     /** One side: its QP, CQ, buffers and the thread that parks for its notifications. */
     private static final class Side {
@@ -100,7 +102,11 @@ public final class JndkLatency {
             return got;
         }
 
-        /** Polls the inbox until {@code value} (or {@link #STOP}) is there; returns what was found. */
+        /**
+         * Polls the inbox until {@code value} (or {@link #STOP}) is there, polling the CQ on each pass as
+         * {@code ib_write_lat} does (in the polling engine mode that poll also drives the connection's receive
+         * side); returns what was found.
+         */
         long spinFor(long value) {
             long deadline = System.nanoTime() + WAIT_NS;
             long v;
@@ -108,7 +114,12 @@ public final class JndkLatency {
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("value " + value + " never arrived");
                 }
-                Thread.yield();
+                reap(false);
+                if (YIELD) {
+                    Thread.yield();
+                } else {
+                    Thread.onSpinWait();
+                }
             }
             reap(false);
             return v;

@@ -374,7 +374,8 @@ final class SoftConnector extends SoftObject implements NdkConnector {
 
     /** Joins the QP to an established wire connection (under this). */
     private SoftQp joinWire(WireConnection c) {
-        WireLink l = new WireLink(c);
+        SoftQp q = qp;
+        WireLink l = new WireLink(c, q);
         adapter.track(c.counters());
         link = l;
         wireConn = c;
@@ -382,7 +383,6 @@ final class SoftConnector extends SoftObject implements NdkConnector {
         if (listener == null) {
             adapter.transportImpl().addTuple(local, remote);
         }
-        SoftQp q = qp;
         q.effectiveIrd = effIrd;
         q.effectiveOrd = effOrd;
         synchronized (q.lock) {

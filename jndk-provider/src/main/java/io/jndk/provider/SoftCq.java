@@ -10,6 +10,7 @@ import io.jndk.api.NdkResult;
 import io.jndk.api.NdkResultEx;
 import io.jndk.api.NtStatus;
 import io.jndk.api.RequestCompletion;
+import io.jndk.provider.spi.WireConnection;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -47,6 +48,15 @@ final class SoftCq extends SoftObject implements NdkCq {
     private final java.util.concurrent.atomic.AtomicInteger deliveries = new java.util.concurrent.atomic.AtomicInteger();
     /** A non-success CQ status owed to the next delivery (overrun, fatal error). */
     private volatile int owedStatus;
+    private static final WireConnection[] NO_POLLERS = {};
+    /** Connections whose receive side a poll of this CQ drives (polling engine mode); copy on write. */
+    private volatile WireConnection[] pollers = NO_POLLERS;
+    /** Guards changes of {@link #pollers} (not the CQ's monitor: a poll never waits for completions to queue). */
+    private final Object pollersLock = new Object();
+    /** Where the next poll starts among {@link #pollers} (racy by design: any start is fair enough). */
+    private int pollCursor;
+    /** Connections one poll drives at most, round-robin across polls. */
+    static final int POLLERS_PER_POLL = 4;
 
     SoftCq(SoftAdapter adapter, int depth, CqNotificationCallback cb, Object ctx) {
         super(adapter, NdkObjectType.CQ);
@@ -204,6 +214,9 @@ final class SoftCq extends SoftObject implements NdkCq {
         if (t != NdkCqNotifyType.ERRORS && t != NdkCqNotifyType.ANY && t != NdkCqNotifyType.SOLICITED) {
             return;
         }
+        for (WireConnection c : pollers) {
+            c.consumerArmed();
+        }
         synchronized (this) {
             if (errorStatus != NtStatus.STATUS_SUCCESS) {
                 if (!errorReported) {
@@ -250,6 +263,10 @@ final class SoftCq extends SoftObject implements NdkCq {
         if (results == null || n <= 0) {
             return 0;
         }
+        WireConnection[] p = pollers;
+        if (p.length > 0) {
+            progress(p);
+        }
         synchronized (this) {
             int k = Math.min(Math.min(n, results.length), count);
             for (int j = 0; j < k; j++) {
@@ -271,6 +288,58 @@ final class SoftCq extends SoftObject implements NdkCq {
             }
             return k;
         }
+    }
+
+    /**
+     * Consumer-driven receive (polling engine mode): before results are taken, up to {@link #POLLERS_PER_POLL}
+     * connections of this CQ's QPs read and place what has arrived, on the polling thread. Outside every lock.
+     */
+    private void progress(WireConnection[] p) {
+        int start = pollCursor;
+        int k = Math.min(p.length, POLLERS_PER_POLL);
+        for (int j = 0; j < k; j++) {
+            WireConnection c = p[(start + j) % p.length];
+            if (c.progress() == WireConnection.PROGRESS_CLOSED) {
+                removePoller(c);
+            }
+        }
+        pollCursor = (start + k) % p.length;
+    }
+
+    /** Polls of this CQ drive {@code c}'s receive side from now on (a QP using this CQ joined it). */
+    void addPoller(WireConnection c) {
+        synchronized (pollersLock) {
+            WireConnection[] p = pollers;
+            for (WireConnection x : p) {
+                if (x == c) {
+                    return;
+                }
+            }
+            WireConnection[] q = java.util.Arrays.copyOf(p, p.length + 1);
+            q[p.length] = c;
+            pollers = q;
+        }
+    }
+
+    /** {@code c} no longer carries data (down, closed): polls forget it. */
+    void removePoller(WireConnection c) {
+        synchronized (pollersLock) {
+            WireConnection[] p = pollers;
+            for (int i = 0; i < p.length; i++) {
+                if (p[i] == c) {
+                    WireConnection[] q = new WireConnection[p.length - 1];
+                    System.arraycopy(p, 0, q, 0, i);
+                    System.arraycopy(p, i + 1, q, i, p.length - i - 1);
+                    pollers = q;
+                    return;
+                }
+            }
+        }
+    }
+
+    /** Connections polls of this CQ drive (tests). */
+    int pollerCount() {
+        return pollers.length;
     }
 
     @Override

@@ -93,6 +93,26 @@ public final class IwarpConnection implements WireConnection {
     private static final int MAX_ORD = 128;
     /** Turns a poster runs inline before it leaves the rest to the transmit thread. */
     private static final int INLINE_TURNS = 16;
+    /**
+     * Polling mode: the receive thread stands by for a consumer that is polling a CQ of this connection right now
+     * (its last poll at most this long ago)...
+     */
+    static final long CONSUMER_ACTIVE_NANOS = 50_000;
+    /**
+     * ...and goes on standing by, one slice of this length at a time, while the consumers poll at least
+     * {@link #SLICE_POLLS} times a slice; fewer (a consumer that stopped, or polls only now and then) and it takes
+     * the receive side back. Arming one of the connection's CQs ends the stand-by at once.
+     */
+    static final long SLICE_NANOS = 1_000_000;
+    /** See {@link #SLICE_NANOS}: polls a slice that keep the receive thread standing by (one per 31 µs). */
+    static final int SLICE_POLLS = 32;
+    /**
+     * Polling mode: the longest the receive thread stands by while consumers drive; it then does one blocking
+     * read of its own, so that an orderly close, which a consumer never reads, is seen within about this long.
+     */
+    static final long STANDBY_NANOS = 50_000_000;
+    /** Reads one {@link #progress} call takes at most while input is there. */
+    private static final int PROGRESS_READS = 4;
 
     private final EngineMode engine;
     /** The role, set at construction. */
@@ -121,6 +141,19 @@ public final class IwarpConnection implements WireConnection {
     private volatile boolean rxEnded;
     /** The receive thread is in (or about to enter) a read straight into consumer memory. */
     private volatile boolean directRead;
+    /**
+     * Held by whichever thread runs the receive side: the receive thread (from the start, and for good once it
+     * ends), or in polling mode a consumer's {@link #progress} call while the receive thread stands by.
+     */
+    private final AtomicBoolean rxOwner = new AtomicBoolean(true);
+    /** When a consumer last asked for receive progress ({@link System#nanoTime}); 0: never, or since armed. */
+    private volatile long consumerPolled;
+    /** Consumer polls so far (racy increments: an estimate of the rate is all it is for). */
+    private volatile int consumerPolls;
+    /** A consumer's step met the end of the stream or an error: the receive thread takes over at once. */
+    private volatile boolean rxHandoff;
+    private volatile Thread rxThread;
+    private volatile Rx rx;
     private final AtomicBoolean signal = new AtomicBoolean();
     /** Held by whichever thread is transmitting: the transmit thread, or a poster in polling mode. */
     private final AtomicBoolean txOwner = new AtomicBoolean();
@@ -262,7 +295,11 @@ public final class IwarpConnection implements WireConnection {
         Thread t = engine.thread(name + "-tx", transmitter);
         txThread = t;
         t.start();
-        engine.thread(name + "-rx", new Rx()).start();
+        Rx receiver = new Rx();
+        this.rx = receiver;
+        Thread r = engine.thread(name + "-rx", receiver);
+        rxThread = r;
+        r.start();
         if (establishNow) {
             handler.onEstablished(this);
         }
@@ -303,6 +340,65 @@ public final class IwarpConnection implements WireConnection {
             return;
         }
         Thread t = txThread;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    @Override
+    public boolean progressByPolling() {
+        return engine.poll();
+    }
+
+    /**
+     * Polling mode: consumer-driven receive. A consumer polling a CQ of this connection's QP calls this (through
+     * the provider) on its own thread: when input is waiting and no other thread runs the receive side, it is
+     * read and placed here, as the receive thread would (direct placement, completions, Terminates), so that a
+     * polling consumer sees a Write land or a Send complete without waiting for the receive thread to wake. Never
+     * blocks: it reads only what the socket already holds. The receive thread stands by while consumers keep
+     * calling at a high rate (see {@link #SLICE_NANOS}, {@link #STANDBY_NANOS}). A call from one of the engine's own
+     * threads (a notification callback running inline) does nothing.
+     *
+     * @return {@link #PROGRESS_CLOSED} once the connection is closed (the caller may forget it), else the number
+     *     of reads done (0: nothing waiting, or another thread runs the receive side)
+     */
+    @Override
+    public int progress() {
+        if (closed.get() || rxEnded) {
+            return PROGRESS_CLOSED;
+        }
+        if (!engine.poll() || EngineThread.isEngineThread()) {
+            return 0;
+        }
+        consumerPolled = System.nanoTime();
+        consumerPolls++;
+        Rx r = rx;
+        if (r == null || !rxOwner.compareAndSet(false, true)) {
+            return 0;
+        }
+        int reads = 0;
+        try {
+            reads = r.consumerStep();
+        } finally {
+            rxOwner.set(false);
+        }
+        if (rxHandoff) {
+            LockSupport.unpark(rxThread);
+        }
+        return reads;
+    }
+
+    @Override
+    public void consumerArmed() {
+        if (consumerPolled != 0) {
+            consumerPolled = 0; // notification-driven from now on: the receive thread reads, until polls come again
+            wakeReceiver();
+        }
+    }
+
+    /** Wakes the receive thread when it stands by for a polling consumer (a failure, a disconnect, the close). */
+    private void wakeReceiver() {
+        Thread t = rxThread;
         if (t != null) {
             LockSupport.unpark(t);
         }
@@ -358,6 +454,7 @@ public final class IwarpConnection implements WireConnection {
             return;
         }
         wake();
+        wakeReceiver();
     }
 
     @Override
@@ -422,6 +519,7 @@ public final class IwarpConnection implements WireConnection {
             }
             guardClose();
             wake();
+            wakeReceiver();
         }
     }
 
@@ -470,6 +568,7 @@ public final class IwarpConnection implements WireConnection {
             onClose.run();
             closedLatch.countDown();
             wake();
+            wakeReceiver();
         }
     }
 
@@ -524,8 +623,19 @@ public final class IwarpConnection implements WireConnection {
         private final FpduDecoder decoder = new FpduDecoder(this, negotiated.crc());
         private final FpduEncoder encoder = new FpduEncoder(negotiated.crc());
         private final BufferCursor[] out = new BufferCursor[1];
-        private java.io.InputStream input;
+        /** The socket's input stream, for {@code available()} (FIONREAD; it takes no read lock); null if closed. */
+        private final java.io.InputStream input;
         private boolean draining;
+
+        Rx() {
+            java.io.InputStream in = null;
+            try {
+                in = channel.socket().getInputStream();
+            } catch (IOException e) {
+                // closed already: the receive thread ends at once, and no consumer step is ever taken
+            }
+            input = in;
+        }
 
         // current FPDU
         private RdmapOpcode opcode;
@@ -556,46 +666,21 @@ public final class IwarpConnection implements WireConnection {
                     }
                     consume(surplus);
                 }
+                boolean readOwed = false;
                 while (!closed.get()) {
                     deferred.runPending(); // notifications of what the last read completed, outside every lock
-                    if (placeDirect()) {
+                    if (!readOwed && consumerDriving()) {
+                        standBy();
+                        readOwed = true; // one read of its own after each stand-by (an orderly close, a lull)
                         continue;
                     }
-                    buffer.clear();
-                    if (largeFrames) {
-                        // after a large frame, take just the next header so that its payload can go straight
-                        // into its target instead of through this buffer; a payload that is not placed directly
-                        // (too little left after its header, no target) is taken whole, not a header's worth at a time
-                        buffer.limit(Math.min(buffer.capacity(), HEADER_READ + decoder.payloadRemaining()));
-                    }
-                    awaitInput();
-                    int n = channel.read(buffer);
-                    if (n < 0) {
-                        if (capture != null) {
-                            capture.fin(!active);
-                        }
-                        endOfStream();
+                    readOwed = false;
+                    if (!step(true)) {
                         return;
                     }
-                    buffer.flip();
-                    if (capture != null && n > 0) {
-                        capture.record(!active, buffer, 0, n);
-                    }
-                    consume(buffer);
                 }
             } catch (IOException | RuntimeException e) {
-                if (e instanceof RuntimeException) {
-                    LOG.log(java.util.logging.Level.WARNING, "iWARP receive engine failed; resetting the connection", e);
-                }
-                if (!localClose && failure.get() == null && !closed.get()) {
-                    if (!established) {
-                        failPassive(NtStatus.STATUS_CONNECTION_ABORTED);
-                    } else {
-                        abandonReceive();
-                        record(new Failure(NtStatus.STATUS_CONNECTION_RESET, 0, false,
-                            DisconnectReason.CONNECTION_RESET, null, true));
-                    }
-                }
+                broke(e);
             } finally {
                 // a Send in progress when the stream ends for any reason (a local abort included, which reports
                 // nothing back) completes its receive: the request it took from the receive queue is not flushed
@@ -604,6 +689,115 @@ public final class IwarpConnection implements WireConnection {
                 rxEnded = true;
                 wake();
                 threadExit();
+            }
+        }
+
+        /**
+         * One read (straight into a target, or into the buffer) and everything it completes.
+         *
+         * @param engineThread the receive thread (it may spin for input first, and handles the end of the stream);
+         *     false for a consumer's step, which runs only when input is waiting
+         * @return false at the end of the stream
+         */
+        private boolean step(boolean engineThread) throws IOException {
+            if (placeDirect(engineThread)) {
+                return true;
+            }
+            buffer.clear();
+            if (largeFrames) {
+                // after a large frame, take just the next header so that its payload can go straight
+                // into its target instead of through this buffer; a payload that is not placed directly
+                // (too little left after its header, no target) is taken whole, not a header's worth at a time
+                buffer.limit(Math.min(buffer.capacity(), HEADER_READ + decoder.payloadRemaining()));
+            }
+            if (engineThread) {
+                awaitInput();
+            }
+            int n = channel.read(buffer);
+            if (n < 0) {
+                if (engineThread) {
+                    if (capture != null) {
+                        capture.fin(!active);
+                    }
+                    endOfStream();
+                }
+                return false;
+            }
+            buffer.flip();
+            if (capture != null && n > 0) {
+                capture.record(!active, buffer, 0, n);
+            }
+            consume(buffer);
+            return true;
+        }
+
+        /** A read failed (or the engine threw): the connection is reset, unless it is already going down. */
+        private void broke(Exception e) {
+            if (e instanceof RuntimeException) {
+                LOG.log(java.util.logging.Level.WARNING, "iWARP receive engine failed; resetting the connection", e);
+            }
+            if (!localClose && failure.get() == null && !closed.get()) {
+                if (!established) {
+                    failPassive(NtStatus.STATUS_CONNECTION_ABORTED);
+                } else {
+                    abandonReceive();
+                    record(new Failure(NtStatus.STATUS_CONNECTION_RESET, 0, false,
+                        DisconnectReason.CONNECTION_RESET, null, true));
+                }
+            }
+        }
+
+        /**
+         * A consumer's {@link #progress} call, holding {@link #rxOwner}: the reads the socket can serve now, at most
+         * {@link #PROGRESS_READS}. The end of the stream and errors are left to the receive thread (woken by the
+         * caller), which reports them as it always does.
+         */
+        int consumerStep() {
+            int reads = 0;
+            try {
+                while (reads < PROGRESS_READS && input != null && !closed.get() && !rxHandoff
+                    && input.available() > 0) {
+                    reads++;
+                    if (!step(false)) {
+                        rxHandoff = true;
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                rxHandoff = true;
+                broke(e);
+            }
+            return reads;
+        }
+
+        /** Polling mode: whether a consumer polled recently enough to drive the receive side. */
+        private boolean consumerDriving() {
+            long polled = consumerPolled;
+            return engine.poll() && polled != 0 && System.nanoTime() - polled < CONSUMER_ACTIVE_NANOS && !rxHandoff
+                && failure.get() == null && !disconnectRequested && !draining;
+        }
+
+        /**
+         * Lets polling consumers run the receive side: parks (not in a read, so arriving input wakes nobody) while
+         * they keep polling at a high rate, for at most {@link #STANDBY_NANOS}, until a CQ is armed, or until a
+         * failure, a disconnect, the close or a consumer's hand-off; then takes the receive side back.
+         */
+        private void standBy() {
+            long since = System.nanoTime();
+            rxOwner.set(false);
+            try {
+                while (!closed.get() && !rxHandoff && failure.get() == null && !disconnectRequested
+                    && consumerPolled != 0 && System.nanoTime() - since < STANDBY_NANOS) {
+                    int before = consumerPolls;
+                    LockSupport.parkNanos(this, SLICE_NANOS);
+                    if (consumerPolls - before < SLICE_POLLS) {
+                        break;
+                    }
+                }
+            } finally {
+                while (!rxOwner.compareAndSet(false, true)) {
+                    Thread.yield(); // a consumer's step is short and never waits for input
+                }
+                rxHandoff = false;
             }
         }
 
@@ -684,11 +878,8 @@ public final class IwarpConnection implements WireConnection {
          */
         private void awaitInput() throws IOException {
             long spin = engine.spinNanos();
-            if (spin <= 0) {
+            if (spin <= 0 || input == null) {
                 return;
-            }
-            if (input == null) {
-                input = channel.socket().getInputStream();
             }
             long end = System.nanoTime() + spin;
             while (input.available() == 0 && System.nanoTime() - end < 0 && !closed.get()) {
@@ -861,7 +1052,7 @@ public final class IwarpConnection implements WireConnection {
          *
          * @return true if it read (or hit the end of the stream); false to take the buffered path
          */
-        private boolean placeDirect() throws IOException {
+        private boolean placeDirect(boolean engineThread) throws IOException {
             int remaining = decoder.payloadRemaining();
             // small payloads are cheaper to take with the next buffered read than with a read of their own
             if (remaining < DIRECT_PLACEMENT_MIN || target == null || placeFailed || draining) {
@@ -887,7 +1078,9 @@ public final class IwarpConnection implements WireConnection {
                     java.util.Arrays.fill(views, 0, k + 1, null);
                     return false;
                 }
-                awaitInput();
+                if (engineThread) {
+                    awaitInput();
+                }
                 n = channel.read(views, 0, k + 1);
             } finally {
                 directRead = false;

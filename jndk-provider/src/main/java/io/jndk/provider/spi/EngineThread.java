@@ -37,6 +37,11 @@ public final class EngineThread {
         return e;
     }
 
+    /** Whether the calling thread is an engine thread. */
+    public static boolean isEngineThread() {
+        return CURRENT.get() != null;
+    }
+
     /**
      * Queues {@code task} on the calling thread if it is an engine thread.
      *

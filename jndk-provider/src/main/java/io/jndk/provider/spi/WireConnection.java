@@ -22,6 +22,34 @@ public interface WireConnection {
     /** Abortive close (TCP reset). */
     void reset();
 
+    /** {@link #progress()}'s answer once the connection is closed: the caller may forget it. */
+    int PROGRESS_CLOSED = -1;
+
+    /**
+     * Whether consumers polling this connection's CQs should call {@link #progress()} (a polling engine mode).
+     */
+    default boolean progressByPolling() {
+        return false;
+    }
+
+    /**
+     * Consumer-driven receive: called by the provider on a thread polling one of this connection's CQs. Takes
+     * what has already arrived (placement and completions), never waits for input, and does nothing when another
+     * thread runs the receive side.
+     *
+     * @return {@link #PROGRESS_CLOSED}, or how many reads it did (0: nothing done)
+     */
+    default int progress() {
+        return PROGRESS_CLOSED;
+    }
+
+    /**
+     * A CQ of this connection's QP was armed: its consumer waits for a notification now, so the transport must
+     * not count on that consumer's polls to drive the receive side.
+     */
+    default void consumerArmed() {
+    }
+
     /** This connection's data-path counters (FPDUs, CRC errors), summed into the adapter's counters. */
     WireCounters counters();
 
