@@ -70,9 +70,9 @@ echo "jndk perf over iwarp, polling mode, CRC..." >&2
 perf_runs iwarp-poll-crc --transport iwarp --crc -O poll=true
 echo "jndk perf over loopback..." >&2
 ./jndk perf --transport loopback -s "$SIZES" -D "$SECS" --warmup 1 --json > "$R-loopback.jsonl"
-echo "jndk 8-byte RDMA Write ping-pong over iwarp: polling (poll=true), blocking (notify=inline)..." >&2
+echo "jndk 8-byte RDMA Write ping-pong over iwarp: polling (poll=true), notification-driven (notify=inline poll=true)..." >&2
 "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.JndkLatency 20000 iwarp modes=poll poll=true > "$R-latency.jsonl"
-"$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.JndkLatency 20000 iwarp modes=block notify=inline poll=true \
+"$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.JndkLatency 20000 iwarp modes=notify,block notify=inline poll=true \
     >> "$R-latency.jsonl"
 echo "the same with the engine's defaults..." >&2
 "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.JndkLatency 20000 iwarp > "$R-latency-default.jsonl"

@@ -13,6 +13,8 @@ public enum NdkCounter {
     BYTES_IN("bytes received"),
     FPDUS_OUT("FPDUs sent"),
     FPDUS_IN("FPDUs received"),
+    /** Of {@link #FPDUS_IN}: those a polling consumer's thread received (the iWARP polling mode). */
+    FPDUS_IN_POLLED("FPDUs received by pollers"),
     CRC_ERRORS("CRC errors"),
     TERMINATES_SENT("Terminates sent"),
     TERMINATES_SENT_RDMAP("Terminates sent (RDMAP)"),

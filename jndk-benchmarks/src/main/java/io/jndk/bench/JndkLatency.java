@@ -23,13 +23,17 @@ import java.util.concurrent.locks.LockSupport;
  *   <li><b>polling</b>: A writes the iteration number (8 bytes) into B's buffer; B spins on that buffer until the
  *   number appears, then writes it into A's buffer; A spins on its buffer. Round trip = A's post to A seeing the
  *   echo. The Write completions are reaped by polling the CQ without waiting for them.</li>
- *   <li><b>blocking</b>: as above, but each Write (silent) is followed by a 0-byte Send with solicit-event, and the
- *   receiver parks until its CQ, armed for solicited completions, notifies it, then finds the receive completion
- *   and checks the 8 bytes. Round trip = A's post to A's thread running again with B's echo.</li>
+ *   <li><b>notify</b>: notification-driven, as an NDK consumer works: each Write (silent) is followed by a 0-byte
+ *   Send with solicit-event; each side's CQ, armed for solicited completions, calls its notification callback,
+ *   which takes the completions, reposts the receive, checks the 8 bytes and posts the echo (B) or the next round
+ *   (A) from the callback, then re-arms. No consumer thread waits anywhere. Round trip = A's post to A's callback
+ *   seeing B's echo.</li>
+ *   <li><b>block</b>: as notify, but a consumer thread on each side parks until the callback wakes it, and that
+ *   thread posts (one thread hand-off more per side).</li>
  * </ul>
- * Prints one JSON object per mode ({@code jndk.write8.poll}, {@code jndk.write8.block}) with p50/p99 in µs.
- * Arguments: {@code [iterations] [transport] [key=value provider options...]}; {@code modes=poll}, {@code modes=block}
- * (default {@code modes=poll,block}) selects the modes run.
+ * Prints one JSON object per mode ({@code jndk.write8.poll}, {@code .notify}, {@code .block}) with p50/p99 in µs.
+ * Arguments: {@code [iterations] [transport] [key=value provider options...]}; {@code modes=poll,notify,block}
+ * (the default) selects the modes run.
  */
 public final class JndkLatency {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
@@ -163,18 +167,112 @@ public final class JndkLatency {
         int iterations = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
         String transport = args.length > 1 ? args[1] : "iwarp";
         Map<String, String> options = new java.util.HashMap<>(Fabric.options(args, 2));
-        String modes = options.getOrDefault("modes", "poll,block"); // which of the two to run (not a provider option)
+        String modes = options.getOrDefault("modes", "poll,notify,block"); // which to run (not a provider option)
         options.remove("modes");
-        for (boolean blocking : new boolean[] {false, true}) {
-            if (!java.util.List.of(modes.split(",")).contains(blocking ? "block" : "poll")) {
+        for (String mode : new String[] {"poll", "notify", "block"}) {
+            if (!java.util.List.of(modes.split(",")).contains(mode)) {
                 continue;
             }
-            long[] rtt = run(transport, options, iterations, blocking);
+            long[] rtt = mode.equals("notify") ? Notified.run(transport, options, iterations)
+                    : run(transport, options, iterations, mode.equals("block"));
             Arrays.sort(rtt);
             System.out.printf(java.util.Locale.ROOT, "{\"name\":\"jndk.write8.%s\",\"transport\":\"%s\",\"rtt_p50_us\":%.4f,"
-                    + "\"rtt_p99_us\":%.4f,\"iters\":%d,\"options\":\"%s\"}%n", blocking ? "block" : "poll", transport,
+                    + "\"rtt_p99_us\":%.4f,\"iters\":%d,\"options\":\"%s\"}%n", mode, transport,
                     rtt[rtt.length / 2] / 1000.0, rtt[(int) (rtt.length * 0.99)] / 1000.0, rtt.length,
                     new java.util.TreeMap<>(options).toString().replace("\"", ""));
+        }
+    }
+
+    /** The notification-driven ping-pong: everything happens in the CQ callbacks (see the class comment). */
+    private static final class Notified {
+        final Side[] sides = {new Side(), new Side()};
+        final long[] rtt;
+        final int warmup;
+        final java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+        volatile String failure;
+        /** A's post of the current round (written by the main thread for the first, then by A's callbacks). */
+        volatile long t0;
+        long stopAt = Long.MAX_VALUE;
+        int measured;
+        volatile boolean finished;
+
+        Notified(int iterations) {
+            rtt = new long[iterations];
+            warmup = iterations / 5;
+        }
+
+        static long[] run(String transport, Map<String, String> options, int iterations) throws Exception {
+            Notified n = new Notified(iterations);
+            Side a = n.sides[0], b = n.sides[1];
+            try (Arena arena = Arena.ofShared(); Fabric f = Fabric.open(transport, options)) {
+                a.cq = f.cq(f.a, DEPTH * 4, (ctx, st) -> n.onNotify(a, b, true, st));
+                b.cq = f.cq(f.b, DEPTH * 4, (ctx, st) -> n.onNotify(b, a, false, st));
+                Fabric.Pair p = f.connect(a.cq, b.cq, DEPTH);
+                a.qp = p.a();
+                b.qp = p.b();
+                for (Side s : n.sides) {
+                    s.inbox = arena.allocate(64, 64);
+                    s.outbox = arena.allocate(64, 64);
+                    s.inboxMr = f.register(s == a ? f.pdA : f.pdB, s.inbox);
+                    s.outboxMr = f.register(s == a ? f.pdA : f.pdB, s.outbox);
+                    for (int i = 0; i < DEPTH / 2; i++) {
+                        Calls.check("Receive", s.qp.receive(RECEIVE, s.none, 0));
+                    }
+                    s.cq.armCq(NdkCqNotifyType.SOLICITED);
+                }
+                n.t0 = System.nanoTime();
+                a.post(1, b, true);
+                if (!n.done.await(WAIT_NS + BUDGET_NS, java.util.concurrent.TimeUnit.NANOSECONDS)) {
+                    throw new IllegalStateException("the notification-driven ping-pong stalled after "
+                            + n.measured + " rounds");
+                }
+                if (n.failure != null) {
+                    throw new IllegalStateException(n.failure);
+                }
+                return Arrays.copyOf(n.rtt, n.measured);
+            }
+        }
+
+        /**
+         * A CQ notification: take completions, repost receives, answer each echo, re-arm. The provider serializes
+         * the callbacks of one CQ; only A's touch the measurement.
+         */
+        void onNotify(Side self, Side peer, boolean measuring, int cqStatus) {
+            if (finished) {
+                return;
+            }
+            try {
+                if (cqStatus != NtStatus.STATUS_SUCCESS) {
+                    throw new IllegalStateException("CQ status " + NtStatus.describe(cqStatus));
+                }
+                int got = self.reap(true);
+                for (int i = 0; i < got; i++) {
+                    Calls.check("Receive", self.qp.receive(RECEIVE, self.none, 0));
+                    long v = (long) LONG.getOpaque(self.inbox, 0L);
+                    if (!measuring) {
+                        self.post(v, peer, true); // B: the echo, from its notification
+                        continue;
+                    }
+                    long now = System.nanoTime();
+                    if (v > warmup) {
+                        rtt[measured++] = now - t0;
+                    } else if (v == warmup) {
+                        stopAt = now + BUDGET_NS;
+                    }
+                    if (measured == rtt.length || now > stopAt) {
+                        finished = true;
+                        done.countDown();
+                        return;
+                    }
+                    t0 = System.nanoTime();
+                    self.post(v + 1, peer, true); // A: the next round, from its notification
+                }
+                self.cq.armCq(NdkCqNotifyType.SOLICITED);
+            } catch (RuntimeException e) {
+                failure = e.toString();
+                finished = true;
+                done.countDown();
+            }
         }
     }
 

@@ -111,8 +111,8 @@ public final class Report {
                 "GB/s", 0.85);
         add("RDMA Write 8 B RTT p50, polling vs NIO spinning", "jndk.write8.poll", "rtt_p50_us", "nio.pingpong.spin",
                 "rtt_p50_us", "us", -1.2);
-        add("RDMA Write 8 B RTT p50, blocking vs NIO blocking", "jndk.write8.block", "rtt_p50_us", "nio.pingpong.block",
-                "rtt_p50_us", "us", -1.2);
+        add("RDMA Write 8 B RTT p50, notification vs NIO blocking", "jndk.write8.notify", "rtt_p50_us",
+                "nio.pingpong.block", "rtt_p50_us", "us", -1.2);
         add("Loopback RDMA Write 1 MiB vs MemorySegment.copy", "loopback/write/1048576", "gbytes_per_s", "memcopy.1m",
                 "gbytes_per_s", "GB/s", 0.7);
         add("1,000 QPs aggregate Write 64 KiB vs one QP", "scale", "gbytes_per_s", "scale", "one_qp_gbytes_per_s", "GB/s", 0.8);
@@ -127,8 +127,12 @@ public final class Report {
                 "nio.stream.64k", "gbytes_per_s", "GB/s", Double.NaN);
         add("info: RDMA Read 64 KiB, iwarp, polling mode vs NIO stream", "iwarp-poll/read/65536", "gbytes_per_s",
                 "nio.stream.64k", "gbytes_per_s", "GB/s", Double.NaN);
+        add("info: RDMA Write 8 B RTT p50, waiter thread woken vs NIO blocking", "jndk.write8.block", "rtt_p50_us",
+                "nio.pingpong.block", "rtt_p50_us", "us", Double.NaN);
         add("info: RDMA Write 8 B RTT p50, engine defaults vs NIO spinning", "jndk.write8.poll.default", "rtt_p50_us",
                 "nio.pingpong.spin", "rtt_p50_us", "us", Double.NaN);
+        add("info: RDMA Write 8 B RTT p50, notification, engine defaults vs NIO", "jndk.write8.notify.default",
+                "rtt_p50_us", "nio.pingpong.block", "rtt_p50_us", "us", Double.NaN);
         add("info: RDMA Write 8 B RTT p50, blocking, engine defaults vs NIO", "jndk.write8.block.default", "rtt_p50_us",
                 "nio.pingpong.block", "rtt_p50_us", "us", Double.NaN);
         add("info: RDMA Write 4 KiB, iwarp vs NIO stream of 4 KiB writes", "iwarp/write/4096",

@@ -74,6 +74,10 @@ class SteadyStateAllocationTest {
         for (Mode m : io.jndk.conformance.support.Modes.all()) {
             if (!m.pend()) {
                 out.add(new Object[] {m, Map.of()});
+                if (m.transport().equals("iwarp")) {
+                    // the polling mode: non-blocking channel, selectors, consumer-driven receive
+                    out.add(new Object[] {m, Map.of("poll", "true")});
+                }
             }
         }
         return out;

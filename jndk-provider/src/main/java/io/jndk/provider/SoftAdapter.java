@@ -220,15 +220,17 @@ public final class SoftAdapter implements NdkAdapter {
         for (Iterator<WireCounters> it = wireCounters.iterator(); it.hasNext(); ) {
             WireCounters c = it.next();
             boolean retired = c.retired();
-            long out = c.fpdusOut(), in = c.fpdusIn(), crc = c.crcErrors();
+            long out = c.fpdusOut(), in = c.fpdusIn(), polled = c.fpdusInPolled(), crc = c.crcErrors();
             if (retired) {
                 count(NdkCounter.FPDUS_OUT, out);
                 count(NdkCounter.FPDUS_IN, in);
+                count(NdkCounter.FPDUS_IN_POLLED, polled);
                 count(NdkCounter.CRC_ERRORS, crc);
                 it.remove();
             } else if (snapshot != null) {
                 snapshot[NdkCounter.FPDUS_OUT.ordinal()] += out;
                 snapshot[NdkCounter.FPDUS_IN.ordinal()] += in;
+                snapshot[NdkCounter.FPDUS_IN_POLLED.ordinal()] += polled;
                 snapshot[NdkCounter.CRC_ERRORS.ordinal()] += crc;
             }
         }

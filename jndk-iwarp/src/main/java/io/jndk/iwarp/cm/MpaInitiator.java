@@ -84,6 +84,18 @@ public final class MpaInitiator {
      */
     public static MpaOutcome connect(InetSocketAddress source, InetSocketAddress destination, MpaParams params,
                                      Duration connectTimeout, Duration replyTimeout, boolean reuseAddress) {
+        return connect(source, destination, params, connectTimeout, replyTimeout, reuseAddress, SocketBuffers.SYSTEM);
+    }
+
+    /**
+     * Connects and runs the MPA exchange with the given socket buffer sizes (set before the TCP connect).
+     *
+     * @param buffers {@code SO_SNDBUF}/{@code SO_RCVBUF} of the connection's socket
+     * @see #connect(InetSocketAddress, InetSocketAddress, MpaParams, Duration, Duration, boolean)
+     */
+    public static MpaOutcome connect(InetSocketAddress source, InetSocketAddress destination, MpaParams params,
+                                     Duration connectTimeout, Duration replyTimeout, boolean reuseAddress,
+                                     SocketBuffers buffers) {
         Objects.requireNonNull(destination, "destination");
         Objects.requireNonNull(params, "params");
         Objects.requireNonNull(connectTimeout, "connectTimeout");
@@ -98,6 +110,7 @@ public final class MpaInitiator {
             channel = SocketChannel.open(destination.getAddress() instanceof Inet6Address
                 ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET);
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            buffers.apply(channel);
             if (source != null) {
                 if (reuseAddress) {
                     channel.setOption(StandardSocketOptions.SO_REUSEADDR, true);

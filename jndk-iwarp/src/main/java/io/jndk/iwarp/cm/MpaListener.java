@@ -64,8 +64,12 @@ public final class MpaListener implements AutoCloseable {
     private final AtomicLong handed = new AtomicLong();
     private volatile boolean open = true;
 
+    /** Socket buffer sizes of accepted connections. */
+    private final SocketBuffers buffers;
+
     private MpaListener(ServerSocketChannel server, Duration requestTimeout, RequestHandler handler,
-                        BooleanSupplier admit) throws IOException {
+                        BooleanSupplier admit, SocketBuffers buffers) throws IOException {
+        this.buffers = buffers;
         this.server = server;
         this.localAddress = (InetSocketAddress) server.getLocalAddress();
         this.requestTimeout = requestTimeout;
@@ -111,6 +115,18 @@ public final class MpaListener implements AutoCloseable {
      */
     public static MpaListenResult open(InetSocketAddress local, int backlog, Duration requestTimeout, RequestHandler handler,
                                        BooleanSupplier admit) {
+        return open(local, backlog, requestTimeout, handler, admit, SocketBuffers.SYSTEM);
+    }
+
+    /**
+     * As {@link #open(InetSocketAddress, int, Duration, RequestHandler, BooleanSupplier)}, with the socket buffer
+     * sizes of the accepted connections (set on the listening socket, which they inherit them from).
+     *
+     * @param buffers {@code SO_SNDBUF}/{@code SO_RCVBUF} of accepted connections
+     */
+    public static MpaListenResult open(InetSocketAddress local, int backlog, Duration requestTimeout, RequestHandler handler,
+                                       BooleanSupplier admit, SocketBuffers buffers) {
+        Objects.requireNonNull(buffers, "buffers");
         Objects.requireNonNull(admit, "admit");
         Objects.requireNonNull(local, "local");
         Objects.requireNonNull(requestTimeout, "requestTimeout");
@@ -126,8 +142,9 @@ public final class MpaListener implements AutoCloseable {
             server = ServerSocketChannel.open(local.getAddress() instanceof Inet6Address
                 ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET);
             server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            buffers.apply(server);
             server.bind(local, backlog);
-            MpaListener listener = new MpaListener(server, requestTimeout, handler, admit);
+            MpaListener listener = new MpaListener(server, requestTimeout, handler, admit, buffers);
             Thread.ofVirtual().name("mpa-listen-" + listener.localAddress.getPort()).start(listener::acceptLoop);
             return new MpaListenResult.Listening(listener);
         } catch (UnresolvedAddressException | UnsupportedAddressTypeException e) {
@@ -236,6 +253,9 @@ public final class MpaListener implements AutoCloseable {
         boolean kept = false;
         try {
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            if (buffers.send() > 0) { // a listening socket has no send buffer to inherit (SO_RCVBUF it has)
+                channel.setOption(StandardSocketOptions.SO_SNDBUF, buffers.send());
+            }
             long deadline = MpaIo.deadline(requestTimeout);
             ByteBuffer in = ByteBuffer.allocate(MpaFrameFlyweight.HEADER_LENGTH + MpaFrameFlyweight.MAX_PRIVATE_DATA_SIW);
             in.limit(MpaFrameFlyweight.HEADER_LENGTH);

@@ -10,7 +10,7 @@ import java.util.Map;
  *
  * @param platformThreads platform threads instead of virtual threads for transmit and receive
  * @param poll polling mode
- * @param spinNanos polling mode: how long the receive thread spins for input before a blocking read
+ * @param spinNanos polling mode: how long the receive thread spins for input before it waits
  */
 record EngineMode(boolean platformThreads, boolean poll, long spinNanos) {
     /**

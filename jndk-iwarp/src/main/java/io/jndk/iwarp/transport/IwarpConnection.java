@@ -30,6 +30,8 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
@@ -93,9 +95,12 @@ public final class IwarpConnection implements WireConnection {
     private static final int MAX_ORD = 128;
     /** Turns a poster runs inline before it leaves the rest to the transmit thread. */
     private static final int INLINE_TURNS = 16;
+    /** Polling mode: the largest Write or Send an engine thread posting inline (it may not wait) sends itself. */
+    static final int SMALL_INLINE = 16 * 1024;
     /**
      * Polling mode: the receive thread stands by for a consumer that is polling a CQ of this connection right now
-     * (its last poll at most this long ago)...
+     * (its last poll at most this long ago, and at least {@link #SLICE_POLLS} polls since the receive thread last
+     * looked)...
      */
     static final long CONSUMER_ACTIVE_NANOS = 50_000;
     /**
@@ -113,6 +118,10 @@ public final class IwarpConnection implements WireConnection {
     static final long STANDBY_NANOS = 50_000_000;
     /** Reads one {@link #progress} call takes at most while input is there. */
     private static final int PROGRESS_READS = 4;
+    /** Outcome of one receive step: something was read, nothing was there (non-blocking), the stream ended. */
+    private static final int STEP_READ = 1, STEP_IDLE = 0, STEP_END = -1;
+    /** A selection action that does nothing: waiting is all a selector is for here (and it adds no keys). */
+    private static final java.util.function.Consumer<SelectionKey> IGNORE_KEY = k -> { };
 
     private final EngineMode engine;
     /** The role, set at construction. */
@@ -150,10 +159,20 @@ public final class IwarpConnection implements WireConnection {
     private volatile long consumerPolled;
     /** Consumer polls so far (racy increments: an estimate of the rate is all it is for). */
     private volatile int consumerPolls;
+    /** {@link #consumerPolls} when a consumer last woke the receive thread out of its selector. */
+    private volatile int pollsAtWake;
+    /** Polling mode: the receive thread is waiting for input in its selector. */
+    private volatile boolean rxSelecting;
     /** A consumer's step met the end of the stream or an error: the receive thread takes over at once. */
     private volatile boolean rxHandoff;
     private volatile Thread rxThread;
     private volatile Rx rx;
+    /**
+     * Polling mode runs the channel non-blocking, so that a consumer's receive step and a poster that must not
+     * wait (an engine thread running a notification inline) never block in the socket; the engine threads wait
+     * for readiness on these selectors instead (null in the other modes: blocking channel).
+     */
+    private volatile Selector rxSelector, txSelector;
     private final AtomicBoolean signal = new AtomicBoolean();
     /** Held by whichever thread is transmitting: the transmit thread, or a poster in polling mode. */
     private final AtomicBoolean txOwner = new AtomicBoolean();
@@ -274,6 +293,19 @@ public final class IwarpConnection implements WireConnection {
         for (int i = 0; i < ird; i++) {
             irq[i] = new InboundRead();
         }
+        if (engine.poll() && !closed.get()) {
+            try {
+                channel.configureBlocking(false);
+                rxSelector = Selector.open();
+                channel.register(rxSelector, SelectionKey.OP_READ);
+                txSelector = Selector.open();
+                channel.register(txSelector, SelectionKey.OP_WRITE);
+            } catch (IOException | RuntimeException e) {
+                LOG.log(java.util.logging.Level.WARNING, "iWARP polling mode: cannot make the channel non-blocking", e);
+                closeSelectors();
+                closeChannel();
+            }
+        }
         boolean establishNow = !active && !negotiated.expectsRtr()
             && passiveState.compareAndSet(PASSIVE_PENDING, PASSIVE_ESTABLISHED);
         if (active || establishNow) {
@@ -285,6 +317,7 @@ public final class IwarpConnection implements WireConnection {
         }
         if (closed.get()) {
             counters.retire();
+            closeSelectors();
             threadsDone.countDown();
             return;
         }
@@ -371,7 +404,13 @@ public final class IwarpConnection implements WireConnection {
             return 0;
         }
         consumerPolled = System.nanoTime();
-        consumerPolls++;
+        int polls = ++consumerPolls;
+        if (rxSelecting && polls - pollsAtWake >= SLICE_POLLS) {
+            // the receive thread waits for input in its selector and would take the next message itself: wake it,
+            // so that it sees a consumer polling often and stands by (once; it does not wait there meanwhile)
+            pollsAtWake = polls;
+            rxSelector.wakeup();
+        }
         Rx r = rx;
         if (r == null || !rxOwner.compareAndSet(false, true)) {
             return 0;
@@ -402,6 +441,23 @@ public final class IwarpConnection implements WireConnection {
         if (t != null) {
             LockSupport.unpark(t);
         }
+        Selector r = rxSelector;
+        if (r != null) {
+            r.wakeup();
+        }
+    }
+
+    /** After both threads ended (or when they never start): the polling mode's selectors go. */
+    private void closeSelectors() {
+        for (Selector sel : new Selector[] {rxSelector, txSelector}) {
+            if (sel != null) {
+                try {
+                    sel.close();
+                } catch (IOException ignored) {
+                    // nothing left to do
+                }
+            }
+        }
     }
 
     /** Wakes the transmit thread (every engine-internal hand-off: never sends on the calling thread). */
@@ -423,7 +479,8 @@ public final class IwarpConnection implements WireConnection {
      */
     private boolean txTurnsInline() {
         Tx t = tx;
-        // an interrupted poster would close the channel in its write (an interruptible channel): leave it to TX
+        // an interrupted poster would close the channel in its write (an interruptible channel), or not wait in a
+        // selector: leave it to TX
         if (t == null || failure.get() != null || closed.get() || Thread.currentThread().isInterrupted()
             || !txOwner.compareAndSet(false, true)) {
             return false;
@@ -431,7 +488,11 @@ public final class IwarpConnection implements WireConnection {
         boolean more = false;
         try {
             signal.set(false);
-            more = t.turns(INLINE_TURNS) == INLINE_TURNS;
+            // an engine thread (a notification running inline, on this connection's receive thread or on another
+            // connection's thread) must never wait for this socket: it takes only small requests and leaves a write
+            // the socket cannot take at once to the transmit thread
+            t.ownerWaits = !EngineThread.isEngineThread() || Thread.currentThread() == txThread;
+            more = t.turns(INLINE_TURNS) == INLINE_TURNS || t.leftWork;
         } catch (IOException | RuntimeException e) {
             if (!localClose && !closed.get()) {
                 record(new Failure(NtStatus.STATUS_CONNECTION_RESET, 0, false, DisconnectReason.CONNECTION_RESET,
@@ -553,6 +614,7 @@ public final class IwarpConnection implements WireConnection {
         if (liveThreads.decrementAndGet() == 0) {
             counters.retire();
             closeChannel();
+            closeSelectors();
             threadsDone.countDown();
         }
     }
@@ -569,6 +631,10 @@ public final class IwarpConnection implements WireConnection {
             closedLatch.countDown();
             wake();
             wakeReceiver();
+            Selector w = txSelector;
+            if (w != null) {
+                w.wakeup();
+            }
         }
     }
 
@@ -626,6 +692,8 @@ public final class IwarpConnection implements WireConnection {
         /** The socket's input stream, for {@code available()} (FIONREAD; it takes no read lock); null if closed. */
         private final java.io.InputStream input;
         private boolean draining;
+        /** A consumer's {@link #progress} call is running the receive side now. */
+        private boolean consumerStepping;
 
         Rx() {
             java.io.InputStream in = null;
@@ -667,16 +735,26 @@ public final class IwarpConnection implements WireConnection {
                     consume(surplus);
                 }
                 boolean readOwed = false;
+                int pollsSeen = 0;
                 while (!closed.get()) {
                     deferred.runPending(); // notifications of what the last read completed, outside every lock
-                    if (!readOwed && consumerDriving()) {
+                    // stand by only for a consumer that polled often since this thread last looked (a consumer
+                    // that polls once or twice per notification keeps its receive thread reading)
+                    int polls = consumerPolls;
+                    boolean frequent = polls - pollsSeen >= SLICE_POLLS;
+                    pollsSeen = polls;
+                    if (!readOwed && frequent && consumerDriving()) {
                         standBy();
                         readOwed = true; // one read of its own after each stand-by (an orderly close, a lull)
                         continue;
                     }
                     readOwed = false;
-                    if (!step(true)) {
+                    int r = step(true);
+                    if (r == STEP_END) {
                         return;
+                    }
+                    if (r == STEP_IDLE) {
+                        awaitReadable();
                     }
                 }
             } catch (IOException | RuntimeException e) {
@@ -695,13 +773,13 @@ public final class IwarpConnection implements WireConnection {
         /**
          * One read (straight into a target, or into the buffer) and everything it completes.
          *
-         * @param engineThread the receive thread (it may spin for input first, and handles the end of the stream);
-         *     false for a consumer's step, which runs only when input is waiting
-         * @return false at the end of the stream
+         * @param engineThread the receive thread (it handles the end of the stream); false for a consumer's step
+         * @return {@link #STEP_READ}, {@link #STEP_IDLE} (polling mode: nothing to read now) or {@link #STEP_END}
          */
-        private boolean step(boolean engineThread) throws IOException {
-            if (placeDirect(engineThread)) {
-                return true;
+        private int step(boolean engineThread) throws IOException {
+            int direct = placeDirect(engineThread);
+            if (direct != PLACE_BUFFERED) {
+                return direct;
             }
             buffer.clear();
             if (largeFrames) {
@@ -709,9 +787,6 @@ public final class IwarpConnection implements WireConnection {
                 // into its target instead of through this buffer; a payload that is not placed directly
                 // (too little left after its header, no target) is taken whole, not a header's worth at a time
                 buffer.limit(Math.min(buffer.capacity(), HEADER_READ + decoder.payloadRemaining()));
-            }
-            if (engineThread) {
-                awaitInput();
             }
             int n = channel.read(buffer);
             if (n < 0) {
@@ -721,14 +796,17 @@ public final class IwarpConnection implements WireConnection {
                     }
                     endOfStream();
                 }
-                return false;
+                return STEP_END;
+            }
+            if (n == 0) {
+                return STEP_IDLE; // non-blocking (polling mode): nothing there yet
             }
             buffer.flip();
-            if (capture != null && n > 0) {
+            if (capture != null) {
                 capture.record(!active, buffer, 0, n);
             }
             consume(buffer);
-            return true;
+            return STEP_READ;
         }
 
         /** A read failed (or the engine threw): the connection is reset, unless it is already going down. */
@@ -754,17 +832,23 @@ public final class IwarpConnection implements WireConnection {
          */
         int consumerStep() {
             int reads = 0;
+            consumerStepping = true;
             try {
-                while (reads < PROGRESS_READS && input != null && !closed.get() && !rxHandoff
-                    && input.available() > 0) {
+                while (reads < PROGRESS_READS && !closed.get() && !rxHandoff) {
+                    int r = step(false);
+                    if (r == STEP_IDLE) {
+                        break;
+                    }
                     reads++;
-                    if (!step(false)) {
+                    if (r == STEP_END) {
                         rxHandoff = true;
                     }
                 }
             } catch (IOException | RuntimeException e) {
                 rxHandoff = true;
                 broke(e);
+            } finally {
+                consumerStepping = false;
             }
             return reads;
         }
@@ -873,17 +957,27 @@ public final class IwarpConnection implements WireConnection {
         }
 
         /**
-         * Polling mode: spins (bounded by the engine's spin time) until the socket has input, so that the read
-         * that follows finds data instead of parking the thread; the read blocks as usual once the spin ends.
+         * Polling mode (non-blocking channel), nothing to read: spins for input for the engine's spin time, if any,
+         * then waits until the socket is readable (or the selector is woken: close, failure).
          */
-        private void awaitInput() throws IOException {
+        private void awaitReadable() throws IOException {
             long spin = engine.spinNanos();
-            if (spin <= 0 || input == null) {
-                return;
+            if (spin > 0 && input != null) {
+                long end = System.nanoTime() + spin;
+                while (input.available() == 0 && System.nanoTime() - end < 0 && !closed.get()) {
+                    Thread.onSpinWait();
+                }
+                if (input.available() > 0) {
+                    return;
+                }
             }
-            long end = System.nanoTime() + spin;
-            while (input.available() == 0 && System.nanoTime() - end < 0 && !closed.get()) {
-                Thread.onSpinWait();
+            if (!closed.get()) {
+                rxSelecting = true;
+                try {
+                    rxSelector.select(IGNORE_KEY, 0);
+                } finally {
+                    rxSelecting = false;
+                }
             }
         }
 
@@ -909,6 +1003,9 @@ public final class IwarpConnection implements WireConnection {
         @Override
         public void onHeader(FpduHeaderView h) {
             counters.fpduIn();
+            if (consumerStepping) {
+                counters.fpduInPolled();
+            }
             if (holdOutput) {
                 holdOutput = false;
                 wake();
@@ -1033,6 +1130,9 @@ public final class IwarpConnection implements WireConnection {
             }
         }
 
+        /** {@link #placeDirect}: the payload is not for a direct read; the buffered read takes what comes. */
+        private static final int PLACE_BUFFERED = -2;
+
         /** Payloads at least this large are read straight into their target. */
         private static final int DIRECT_PLACEMENT_MIN = 8192;
         /** Read size while large frames arrive: a whole header, a little payload at most. */
@@ -1052,15 +1152,15 @@ public final class IwarpConnection implements WireConnection {
          *
          * @return true if it read (or hit the end of the stream); false to take the buffered path
          */
-        private boolean placeDirect(boolean engineThread) throws IOException {
+        private int placeDirect(boolean engineThread) throws IOException {
             int remaining = decoder.payloadRemaining();
             // small payloads are cheaper to take with the next buffered read than with a read of their own
             if (remaining < DIRECT_PLACEMENT_MIN || target == null || placeFailed || draining) {
-                return false;
+                return PLACE_BUFFERED;
             }
             int k = target.slices(placeOffset, remaining, Long.MAX_VALUE, views, 0);
             if (k <= 0 || k >= views.length) {
-                return false; // more pieces than views, or outside the grant: the buffered path reports it
+                return PLACE_BUFFERED; // more pieces than views, or outside the grant: the buffered path reports it
             }
             // views may be windows of a larger buffer (position = where the piece starts): remember the starts
             for (int i = 0; i < k; i++) {
@@ -1076,18 +1176,19 @@ public final class IwarpConnection implements WireConnection {
                 // a failure recorded from now on shuts the input down (record); one recorded before is seen here
                 if (failure.get() != null) {
                     java.util.Arrays.fill(views, 0, k + 1, null);
-                    return false;
-                }
-                if (engineThread) {
-                    awaitInput();
+                    return PLACE_BUFFERED;
                 }
                 n = channel.read(views, 0, k + 1);
             } finally {
                 directRead = false;
             }
             views[k] = null;
-            if (n < 0) {
-                return false; // the buffered read sees the end of the stream
+            if (n <= 0) {
+                for (int i = 0; i < k; i++) {
+                    views[i] = null;
+                }
+                // the end of the stream: the buffered read sees it; nothing there (non-blocking): say so
+                return n < 0 ? PLACE_BUFFERED : STEP_IDLE;
             }
             int placed = (int) Math.min(n, remaining);
             for (int i = 0; i < k; i++) {
@@ -1108,7 +1209,7 @@ public final class IwarpConnection implements WireConnection {
                 }
                 consume(buffer);
             }
-            return true;
+            return STEP_READ;
         }
 
         @Override
@@ -1232,6 +1333,21 @@ public final class IwarpConnection implements WireConnection {
 
         /** Work the provider deferred to this thread (inline notifications), run once no lock is held. */
         private EngineThread deferred;
+        /**
+         * Whether the current owner may wait for the socket: the transmit thread and consumer posters may; an
+         * engine thread posting from an inline notification may not ({@link #smallTurn}, {@link #flush(boolean)}).
+         */
+        boolean ownerWaits = true;
+        /** The last turns of an owner that may not wait left work for the transmit thread. */
+        boolean leftWork;
+        /** Octets of the batch written so far (a non-blocking write may take only part of it). */
+        private long written;
+        /** The batch was recorded in the capture (a resumed write does not record it again). */
+        private boolean captured;
+        /** Polling mode: the socket was full and the owner could not wait; the transmit thread writes the rest. */
+        private boolean pendingFlush;
+        /** A request taken by an owner that may not wait, too large for it: the transmit thread sends it. */
+        private boolean carried;
 
         Tx() {
             for (int i = 0; i < batch.length; i++) {
@@ -1281,6 +1397,7 @@ public final class IwarpConnection implements WireConnection {
                         // only the owner consumes the signal: a poster transmitting inline looks at it again after
                         // it lets go (txTurnsInline) and wakes this thread for work that arrived meanwhile
                         signal.set(false);
+                        ownerWaits = true;
                         worked = turns(BATCH_REQUESTS) > 0;
                     } finally {
                         txOwner.set(false);
@@ -1310,16 +1427,59 @@ public final class IwarpConnection implements WireConnection {
          */
         int turns(int max) throws IOException {
             int done = 0;
+            leftWork = false;
             try {
-                while (done < max && turn()) {
+                if (pendingFlush) {
+                    if (!ownerWaits) {
+                        leftWork = true;
+                        return 0;
+                    }
+                    flush(); // what a poster that could not wait left unwritten goes first
                     done++;
                 }
-                flush();
+                while (done < max && (ownerWaits ? turn() : smallTurn())) {
+                    done++;
+                }
+                flush(!ownerWaits);
             } catch (IOException | RuntimeException e) {
                 discard();
                 throw e;
             }
             return done;
+        }
+
+        /**
+         * The turn of an owner that may not wait for the socket: one small initiator request, into a batch that
+         * holds it without a write in between (so that only the batch's final write can find the socket full, and
+         * that write is left to the transmit thread). Anything else (the RTR, Read Responses, a disconnect, a large
+         * request) is left to the transmit thread.
+         */
+        private boolean smallTurn() throws IOException {
+            if (!established || holdOutput || outputShut || failure.get() != null) {
+                return false;
+            }
+            if (rtrPending || irqHead != irqTail || carried || disconnectRequested || !roomForSmall()) {
+                leftWork = true;
+                return false;
+            }
+            return sendNextRequest();
+        }
+
+        /** Whether one more small request (see {@link #SMALL_INLINE}) fits the batch with no write before it. */
+        private boolean roomForSmall() {
+            return batched < batch.length - 1 && batchBytes + SMALL_INLINE + 4096 <= BATCH_BYTES
+                && stage.remaining() >= SMALL_INLINE + 64 * PART_FPDUS
+                && entries + MAX_SLICES + 2 * PART_FPDUS + 2 <= gather.length
+                && stageViewsUsed + 2 * PART_FPDUS + 2 <= stageViews.length;
+        }
+
+        /** Whether a taken request is too large for an owner that may not wait (it would need a write midway). */
+        private boolean tooLargeForSmallTurn(WireRequest r) {
+            if (r.kind == WireRequest.READ) {
+                return false; // one Read Request frame, whatever the length
+            }
+            long perFpdu = segmentLength - RdmapOpcode.SEND.fpduHeaderLength() - FpduFlyweight.CRC_LENGTH;
+            return r.length > SMALL_INLINE || (r.length + perFpdu - 1) / perFpdu > PART_FPDUS;
         }
 
         /** One unit of transmit work (appended to the batch); false when there was nothing to do. */
@@ -1347,6 +1507,16 @@ public final class IwarpConnection implements WireConnection {
 
         /** Sends the recorded failure's Terminate (if the stream is at an FPDU boundary) and reports it. */
         private void finish(Failure f, boolean writable) {
+            if (writable && written > 0 && f.frame != null && !outputShut) {
+                // a poster left part of a batch written (polling mode): the rest goes, so that the Terminate
+                // starts at an FPDU boundary
+                try {
+                    ownerWaits = true;
+                    writeBatch(false);
+                } catch (IOException | RuntimeException e) {
+                    writable = false;
+                }
+            }
             if (writable) {
                 discard(); // whole FPDUs only: what was not written yet never goes
             }
@@ -1356,9 +1526,7 @@ public final class IwarpConnection implements WireConnection {
                     if (capture != null) {
                         capture.record(active, frame, frame.position(), frame.remaining());
                     }
-                    while (frame.hasRemaining()) {
-                        channel.write(frame);
-                    }
+                    writeWhole(frame);
                     counters.fpduOut();
                     channel.shutdownOutput();
                     outputShut = true;
@@ -1420,9 +1588,21 @@ public final class IwarpConnection implements WireConnection {
                 flush();
             }
             WireRequest next = batch[batched];
-            int result = qp.nextRequest(next, (int) outstanding);
+            int result;
+            if (carried) {
+                carried = false; // taken by an owner that could not send it (tooLargeForSmallTurn)
+                result = QpPort.READY;
+            } else {
+                result = qp.nextRequest(next, (int) outstanding);
+            }
             txAwaitsRead = result == QpPort.FENCED;
             building = result == QpPort.READY;
+            if (building && !ownerWaits && tooLargeForSmallTurn(next)) {
+                building = false;
+                carried = true;
+                leftWork = true;
+                return false;
+            }
             switch (result) {
                 case QpPort.READY -> {
                     switch (next.kind) {
@@ -1655,25 +1835,31 @@ public final class IwarpConnection implements WireConnection {
 
         /** Writes the batch (one gathering write, repeated until every octet is out), then completes its requests. */
         void flush() throws IOException {
+            flush(false);
+        }
+
+        /**
+         * Writes the batch, then completes its requests.
+         *
+         * @param mayLeave when the socket is full and the owner may not wait, leave the rest of the batch to the
+         *     transmit thread ({@link #pendingFlush}) instead of waiting; only a batch's final write may
+         */
+        void flush(boolean mayLeave) throws IOException {
             if (entries > 0) {
-                if (capture != null) {
+                if (capture != null && !captured) {
                     for (int i = 0; i < entries; i++) {
                         ByteBuffer b = gather[i];
                         capture.record(active, b, b.position(), b.remaining());
                     }
                 }
-                if (entries == 1) {
-                    ByteBuffer b = gather[0];
-                    while (b.hasRemaining()) {
-                        channel.write(b);
-                    }
-                } else {
-                    long remaining = batchBytes;
-                    while (remaining > 0) {
-                        remaining -= channel.write(gather, 0, entries);
-                    }
+                captured = true;
+                if (!writeBatch(mayLeave)) {
+                    pendingFlush = true;
+                    leftWork = true;
+                    return;
                 }
             }
+            pendingFlush = false;
             resetBatch();
             int n = batched;
             batched = 0;
@@ -1682,15 +1868,57 @@ public final class IwarpConnection implements WireConnection {
                 qp.sent(r);
                 clear(r);
             }
-            if (building && n > 0) { // the request being queued moves to the head of the next batch
+            if ((building || carried) && n > 0) { // the request being queued moves to the head of the next batch
                 WireRequest r = batch[0];
                 batch[0] = batch[n];
                 batch[n] = r;
             }
         }
 
+        /**
+         * Writes what is left of the batch (every FPDU whole). A blocking channel always takes some; a non-blocking
+         * one may take nothing, and then the owner waits until the socket is writable, unless it may not wait and
+         * {@code mayLeave}.
+         *
+         * @return false when it left the rest unwritten
+         */
+        private boolean writeBatch(boolean mayLeave) throws IOException {
+            long remaining = batchBytes - written;
+            while (remaining > 0) {
+                long n = entries == 1 ? channel.write(gather[0]) : channel.write(gather, 0, entries);
+                written += n;
+                remaining -= n;
+                if (n == 0) {
+                    if (mayLeave && !ownerWaits) {
+                        return false;
+                    }
+                    awaitWritable();
+                }
+            }
+            return true;
+        }
+
+        /** Polling mode, the socket full: waits until it is writable (or the selector is woken: the close). */
+        private void awaitWritable() throws IOException {
+            if (closed.get()) {
+                throw new java.nio.channels.ClosedChannelException();
+            }
+            txSelector.select(IGNORE_KEY, 0);
+        }
+
+        /** Writes {@code frame} whole (a Terminate): waits for the socket as {@link #writeBatch} does. */
+        private void writeWhole(ByteBuffer frame) throws IOException {
+            while (frame.hasRemaining()) {
+                if (channel.write(frame) == 0) {
+                    awaitWritable();
+                }
+            }
+        }
+
         /** Forgets the batch unwritten: its requests never complete as sent (the failure flushes them). */
         void discard() {
+            pendingFlush = false;
+            carried = false;
             resetBatch();
             for (int i = 0; i < batch.length; i++) {
                 clear(batch[i]);
@@ -1707,6 +1935,8 @@ public final class IwarpConnection implements WireConnection {
             stageViewsUsed = 0;
             responsesBatched = 0;
             batchBytes = 0;
+            written = 0;
+            captured = false;
             stage.clear();
         }
 

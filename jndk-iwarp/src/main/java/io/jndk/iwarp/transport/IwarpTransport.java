@@ -5,6 +5,7 @@ import io.jndk.iwarp.cm.MpaFailure;
 import io.jndk.iwarp.cm.MpaInitiator;
 import io.jndk.iwarp.cm.MpaListenResult;
 import io.jndk.iwarp.cm.MpaListener;
+import io.jndk.iwarp.cm.SocketBuffers;
 import io.jndk.iwarp.cm.MpaNegotiated;
 import io.jndk.iwarp.cm.MpaOutcome;
 import io.jndk.iwarp.cm.MpaParams;
@@ -88,6 +89,8 @@ public final class IwarpTransport implements WireTransport {
     private final EngineMode engine;
     private final Integer mss;
     private final Duration mpaTimeout;
+    /** Options {@code tcp.sndbuf}, {@code tcp.rcvbuf}: every connection's socket buffer sizes (0: the system's). */
+    private final SocketBuffers buffers;
     private final long acceptTimeoutMillis;
     private final PcapWriter pcap;
     private final Path capturePath;
@@ -107,6 +110,7 @@ public final class IwarpTransport implements WireTransport {
         Map<String, String> o = options == null ? Map.of() : options;
         this.crc = Boolean.parseBoolean(o.getOrDefault("crc", "false"));
         this.engine = EngineMode.of(o);
+        this.buffers = new SocketBuffers(bytes(o, "tcp.sndbuf"), bytes(o, "tcp.rcvbuf"));
         String m = o.get("mss");
         this.mss = m == null ? null : Math.max(MIN_MSS, Math.min(0x10000, Integer.parseInt(m.trim())));
         String t = o.get("mpa.timeout.ms");
@@ -182,6 +186,19 @@ public final class IwarpTransport implements WireTransport {
         return n;
     }
 
+    /** A size in bytes from option {@code key}; unset: 0 (the system's). */
+    private static int bytes(Map<String, String> options, String key) {
+        String v = options.get(key);
+        if (v == null || v.isBlank()) {
+            return 0;
+        }
+        int n = Integer.parseInt(v.trim());
+        if (n < 0) {
+            throw new IllegalArgumentException(key + " must not be negative: " + n);
+        }
+        return n;
+    }
+
     private boolean belowLimit() {
         return heldConnections() < maxConnections;
     }
@@ -193,7 +210,7 @@ public final class IwarpTransport implements WireTransport {
         }
         Duration requestTimeout = mpaTimeout == null ? MpaListener.DEFAULT_REQUEST_TIMEOUT : mpaTimeout;
         MpaListenResult r = MpaListener.open(address, MpaListener.DEFAULT_BACKLOG, requestTimeout,
-            (request, pending) -> handler.onRequest(new Incoming(request, pending)), this::belowLimit);
+            (request, pending) -> handler.onRequest(new Incoming(request, pending)), this::belowLimit, buffers);
         return switch (r) {
             case MpaListenResult.Listening l -> {
                 MpaListener previous = listeners.put(address, l.listener());
@@ -255,7 +272,8 @@ public final class IwarpTransport implements WireTransport {
             handler.onFailed(NtStatus.STATUS_INVALID_PARAMETER);
             return;
         }
-        MpaOutcome outcome = MpaInitiator.connect(source, destination, params, timeout, timeout, reuseAddress);
+        MpaOutcome outcome = MpaInitiator.connect(source, destination, params, timeout, timeout, reuseAddress,
+            buffers);
         switch (outcome) {
             case MpaOutcome.Accepted a -> {
                 if (shut) {

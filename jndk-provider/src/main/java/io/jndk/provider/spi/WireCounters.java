@@ -6,19 +6,21 @@ import java.lang.invoke.VarHandle;
 /**
  * One connection's data-path counters. Each counter has a single writer at a time (FPDUs out: whoever owns the
  * connection's write side, the transmit thread or, in polling mode, a posting thread that took that ownership
- * through its atomic hand-off; FPDUs in and CRC errors: the receive thread), so an increment is a plain read and an
+ * through its atomic hand-off; FPDUs in and CRC errors: whoever owns the receive side, the receive thread or, in
+ * polling mode, a polling consumer that took it the same way), so an increment is a plain read and an
  * opaque write: no atomic
  * instruction and no shared cache line between connections. The adapter sums the live connections into its
  * snapshot and folds a connection's final values in once the connection is {@link #retire() retired}.
  */
 public final class WireCounters {
-    private static final VarHandle FPDUS_OUT, FPDUS_IN, CRC_ERRORS;
+    private static final VarHandle FPDUS_OUT, FPDUS_IN, FPDUS_IN_POLLED, CRC_ERRORS;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             FPDUS_OUT = l.findVarHandle(WireCounters.class, "fpdusOut", long.class);
             FPDUS_IN = l.findVarHandle(WireCounters.class, "fpdusIn", long.class);
+            FPDUS_IN_POLLED = l.findVarHandle(WireCounters.class, "fpdusInPolled", long.class);
             CRC_ERRORS = l.findVarHandle(WireCounters.class, "crcErrors", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
@@ -27,6 +29,7 @@ public final class WireCounters {
 
     private long fpdusOut;
     private long fpdusIn;
+    private long fpdusInPolled;
     private long crcErrors;
     private volatile boolean retired;
 
@@ -35,9 +38,14 @@ public final class WireCounters {
         FPDUS_OUT.setOpaque(this, fpdusOut + 1);
     }
 
-    /** Receive thread: one FPDU header was decoded. */
+    /** Receive side: one FPDU header was decoded. */
     public void fpduIn() {
         FPDUS_IN.setOpaque(this, fpdusIn + 1);
+    }
+
+    /** Receive side: that FPDU was decoded on a polling consumer's thread (counted in {@link #fpduIn()} too). */
+    public void fpduInPolled() {
+        FPDUS_IN_POLLED.setOpaque(this, fpdusInPolled + 1);
     }
 
     /** Receive thread: an FPDU failed its CRC check. */
@@ -63,6 +71,11 @@ public final class WireCounters {
     /** FPDUs received so far. */
     public long fpdusIn() {
         return (long) FPDUS_IN.getOpaque(this);
+    }
+
+    /** FPDUs received on polling consumers' threads so far. */
+    public long fpdusInPolled() {
+        return (long) FPDUS_IN_POLLED.getOpaque(this);
     }
 
     /** CRC errors so far. */
