@@ -162,6 +162,18 @@ public final class JndkLatency {
 
     private JndkLatency() {}
 
+    /** FPDUs both adapters received in the last run, and of those, the ones polling consumers received. */
+    private static long[] received = {0, 0};
+
+    private static long[] fpdus(Fabric f) {
+        long in = 0, polled = 0;
+        for (io.jndk.api.NdkAdapter x : new io.jndk.api.NdkAdapter[] {f.a, f.b}) {
+            in += x.counters().get(io.jndk.api.NdkCounter.FPDUS_IN);
+            polled += x.counters().get(io.jndk.api.NdkCounter.FPDUS_IN_POLLED);
+        }
+        return new long[] {in, polled};
+    }
+
     /** Entry point. */
     public static void main(String[] args) throws Exception {
         int iterations = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
@@ -177,9 +189,9 @@ public final class JndkLatency {
                     : run(transport, options, iterations, mode.equals("block"));
             Arrays.sort(rtt);
             System.out.printf(java.util.Locale.ROOT, "{\"name\":\"jndk.write8.%s\",\"transport\":\"%s\",\"rtt_p50_us\":%.4f,"
-                    + "\"rtt_p99_us\":%.4f,\"iters\":%d,\"options\":\"%s\"}%n", mode, transport,
-                    rtt[rtt.length / 2] / 1000.0, rtt[(int) (rtt.length * 0.99)] / 1000.0, rtt.length,
-                    new java.util.TreeMap<>(options).toString().replace("\"", ""));
+                    + "\"rtt_p99_us\":%.4f,\"iters\":%d,\"fpdus_in\":%d,\"fpdus_in_polled\":%d,\"options\":\"%s\"}%n",
+                    mode, transport, rtt[rtt.length / 2] / 1000.0, rtt[(int) (rtt.length * 0.99)] / 1000.0, rtt.length,
+                    received[0], received[1], new java.util.TreeMap<>(options).toString().replace("\"", ""));
         }
     }
 
@@ -229,6 +241,7 @@ public final class JndkLatency {
                 if (n.failure != null) {
                     throw new IllegalStateException(n.failure);
                 }
+                received = fpdus(f);
                 return Arrays.copyOf(n.rtt, n.measured);
             }
         }
@@ -329,6 +342,7 @@ public final class JndkLatency {
                 a.reap(blocking);
                 b.reap(blocking);
             }
+            received = fpdus(f);
             return Arrays.copyOf(rtt, measured);
         }
     }

@@ -204,8 +204,20 @@ final class WirePort implements QpPort {
         return qp.effectiveOrd;
     }
 
+    /**
+     * The receive in progress changes under this lock: the receive side begins and ends it, while a failure reported
+     * by the transmit side ({@link #failed}) may end it at the same moment; exactly one of them completes it.
+     */
+    private final Object receiveLock = new Object();
+
     @Override
     public int beginReceive(BufferCursor[] out) {
+        synchronized (receiveLock) {
+            return beginReceiveLocked(out);
+        }
+    }
+
+    private int beginReceiveLocked(BufferCursor[] out) {
         if (qp.state == SoftQp.State.ERROR) {
             return Term.RDMAP_CATASTROPHIC_STREAM;
         }
@@ -228,6 +240,12 @@ final class WirePort implements QpPort {
 
     @Override
     public int endReceive(long bytes, boolean solicited, boolean invalidate, int token) {
+        synchronized (receiveLock) {
+            return endReceiveLocked(bytes, solicited, invalidate, token);
+        }
+    }
+
+    private int endReceiveLocked(long bytes, boolean solicited, boolean invalidate, int token) {
         if (!receiving) {
             return Term.DDP_UNTAGGED_NO_BUFFER;
         }
@@ -252,13 +270,15 @@ final class WirePort implements QpPort {
 
     @Override
     public void failReceive(int status, int term) {
-        if (!receiving) {
-            return;
+        synchronized (receiveLock) {
+            if (!receiving) {
+                return;
+            }
+            receiving = false;
+            Object ctx = receiveContext;
+            receiveContext = null;
+            qp.completeReceive(ctx, status, 0, NdkOperationType.RECEIVE, term, 0, false);
         }
-        receiving = false;
-        Object ctx = receiveContext;
-        receiveContext = null;
-        qp.completeReceive(ctx, status, 0, NdkOperationType.RECEIVE, term, 0, false);
     }
 
     // ---- connection events --------------------------------------------------------------------

@@ -43,22 +43,25 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.zip.CRC32C;
 
 /**
- * The iWARP stream engine of one connection: an RDMAP/DDP/MPA byte stream over a blocking
- * {@link SocketChannel}, driven by one transmit and one receive thread (platform threads by default, virtual
- * threads with the {@code threads=virtual} option; see {@link EngineMode}).
+ * The iWARP stream engine of one connection: an RDMAP/DDP/MPA byte stream over a {@link SocketChannel}, driven by
+ * one transmit and one receive thread (platform threads by default, virtual threads with the
+ * {@code threads=virtual} option; see {@link EngineMode}). The channel is blocking, except in polling mode, where it
+ * is non-blocking and the threads wait for readiness on a selector each.
  *
  * <p><b>Transmit side.</b> Whoever holds {@link #txOwner} makes every TX-side call into the {@link QpPort}
  * ({@code nextRequest}, {@code sent}), so they never race: the transmit thread, or in polling mode a posting
  * thread that found the transmit side free (caller-runs). The single final {@code failed} call is the transmit
  * thread's. Each turn: one queued inbound Read Response, then one initiator request; a recorded failure first
- * stops the thread (its Terminate, if any, goes out at an FPDU boundary). An FPDU with up to {@link #STAGED_PAYLOAD} payload octets is copied into one buffer and
- * written at once; a larger one is one gathering write of {@code [header][payload views][pad + CRC]}. Outside
- * polling mode posting threads only {@link #kick()}: a flag plus {@code unpark}. No provider lock is held across
- * socket I/O.
+ * stops the thread (its Terminate, if any, goes out at an FPDU boundary). An FPDU with up to
+ * {@link #STAGED_PAYLOAD} payload octets is copied into one buffer; a larger one's payload is written straight from
+ * its memory, all in gathering writes of whole batches. Outside polling mode posting threads only {@link #kick()}:
+ * a flag plus {@code unpark}. In polling mode an engine thread posting from an inline notification never waits
+ * for the socket ({@link Tx#ownerWaits}). No provider lock is held across socket I/O.
  *
  * <p><b>Receive thread.</b> Reads into a direct buffer and feeds the resumable {@link FpduDecoder};
- * tagged payload is placed straight through the provider's {@link BufferCursor}. In polling mode it spins for
- * input for a bounded time before each blocking read. It owns every RX-side call
+ * tagged payload is placed straight through the provider's {@link BufferCursor}. In polling mode it may spin for
+ * input before it waits, and it stands by while consumers polling the QP's CQs run the receive side themselves
+ * ({@link #progress}); whoever holds {@link #rxOwner} makes every RX-side call
  * ({@code writeTarget}, {@code readSource}, {@code beginReceive}, {@code endReceive}, {@code failReceive},
  * {@code readDone}: a Read completes where its response's last octet is placed, with no hand-off)
  * and {@code peerClosed}. A protocol error builds the Terminate here and hands it to the transmit thread.
@@ -99,8 +102,7 @@ public final class IwarpConnection implements WireConnection {
     static final int SMALL_INLINE = 16 * 1024;
     /**
      * Polling mode: the receive thread stands by for a consumer that is polling a CQ of this connection right now
-     * (its last poll at most this long ago, and at least {@link #SLICE_POLLS} polls since the receive thread last
-     * looked)...
+     * (its last poll at most this long ago, and no CQ armed within {@link #SLICE_NANOS})...
      */
     static final long CONSUMER_ACTIVE_NANOS = 50_000;
     /**
@@ -112,8 +114,8 @@ public final class IwarpConnection implements WireConnection {
     /** See {@link #SLICE_NANOS}: polls a slice that keep the receive thread standing by (one per 31 µs). */
     static final int SLICE_POLLS = 32;
     /**
-     * Polling mode: the longest the receive thread stands by while consumers drive; it then does one blocking
-     * read of its own, so that an orderly close, which a consumer never reads, is seen within about this long.
+     * Polling mode: the longest the receive thread stands by while consumers drive; it then reads once itself
+     * (a backstop: a consumer's step that meets the end of the stream or an error already hands it over at once).
      */
     static final long STANDBY_NANOS = 50_000_000;
     /** Reads one {@link #progress} call takes at most while input is there. */
@@ -159,6 +161,8 @@ public final class IwarpConnection implements WireConnection {
     private volatile long consumerPolled;
     /** Consumer polls so far (racy increments: an estimate of the rate is all it is for). */
     private volatile int consumerPolls;
+    /** When a CQ of this connection was last armed ({@link System#nanoTime}). */
+    private volatile long consumerArmed = System.nanoTime() - SLICE_NANOS;
     /** {@link #consumerPolls} when a consumer last woke the receive thread out of its selector. */
     private volatile int pollsAtWake;
     /** Polling mode: the receive thread is waiting for input in its selector. */
@@ -389,8 +393,8 @@ public final class IwarpConnection implements WireConnection {
      * read and placed here, as the receive thread would (direct placement, completions, Terminates), so that a
      * polling consumer sees a Write land or a Send complete without waiting for the receive thread to wake. Never
      * blocks: it reads only what the socket already holds. The receive thread stands by while consumers keep
-     * calling at a high rate (see {@link #SLICE_NANOS}, {@link #STANDBY_NANOS}). A call from one of the engine's own
-     * threads (a notification callback running inline) does nothing.
+     * calling at a high rate (see {@link #SLICE_NANOS}, {@link #STANDBY_NANOS}). A call from any engine thread (a
+     * notification callback running inline, on this connection's threads or another's) does nothing.
      *
      * @return {@link #PROGRESS_CLOSED} once the connection is closed (the caller may forget it), else the number
      *     of reads done (0: nothing waiting, or another thread runs the receive side)
@@ -429,6 +433,7 @@ public final class IwarpConnection implements WireConnection {
 
     @Override
     public void consumerArmed() {
+        consumerArmed = System.nanoTime();
         if (consumerPolled != 0) {
             consumerPolled = 0; // notification-driven from now on: the receive thread reads, until polls come again
             wakeReceiver();
@@ -735,15 +740,10 @@ public final class IwarpConnection implements WireConnection {
                     consume(surplus);
                 }
                 boolean readOwed = false;
-                int pollsSeen = 0;
                 while (!closed.get()) {
                     deferred.runPending(); // notifications of what the last read completed, outside every lock
-                    // stand by only for a consumer that polled often since this thread last looked (a consumer
-                    // that polls once or twice per notification keeps its receive thread reading)
-                    int polls = consumerPolls;
-                    boolean frequent = polls - pollsSeen >= SLICE_POLLS;
-                    pollsSeen = polls;
-                    if (!readOwed && frequent && consumerDriving()) {
+                    Thread.interrupted(); // a callback's interrupt would make every wait return at once
+                    if (!readOwed && consumerDriving()) {
                         standBy();
                         readOwed = true; // one read of its own after each stand-by (an orderly close, a lull)
                         continue;
@@ -853,11 +853,17 @@ public final class IwarpConnection implements WireConnection {
             return reads;
         }
 
-        /** Polling mode: whether a consumer polled recently enough to drive the receive side. */
+        /**
+         * Polling mode: whether a consumer polls now (its last poll within {@link #CONSUMER_ACTIVE_NANOS}) and armed
+         * none of the connection's CQs lately (within {@link #SLICE_NANOS}): a consumer that arms waits for
+         * notifications, and its polls (once or twice per notification) must not keep the receive thread away.
+         */
         private boolean consumerDriving() {
             long polled = consumerPolled;
-            return engine.poll() && polled != 0 && System.nanoTime() - polled < CONSUMER_ACTIVE_NANOS && !rxHandoff
-                && failure.get() == null && !disconnectRequested && !draining;
+            long now = System.nanoTime();
+            return engine.poll() && polled != 0 && now - polled < CONSUMER_ACTIVE_NANOS
+                && now - consumerArmed >= SLICE_NANOS && !rxHandoff && failure.get() == null && !disconnectRequested
+                && !draining;
         }
 
         /**
@@ -869,13 +875,21 @@ public final class IwarpConnection implements WireConnection {
             long since = System.nanoTime();
             rxOwner.set(false);
             try {
+                long sliceStart = since;
+                int before = consumerPolls;
                 while (!closed.get() && !rxHandoff && failure.get() == null && !disconnectRequested
                     && consumerPolled != 0 && System.nanoTime() - since < STANDBY_NANOS) {
-                    int before = consumerPolls;
-                    LockSupport.parkNanos(this, SLICE_NANOS);
-                    if (consumerPolls - before < SLICE_POLLS) {
+                    LockSupport.parkNanos(this, SLICE_NANOS - (System.nanoTime() - sliceStart));
+                    long now = System.nanoTime();
+                    if (now - sliceStart < SLICE_NANOS) {
+                        continue; // woken early (an unpark meant for another moment): the slice goes on
+                    }
+                    int polls = consumerPolls;
+                    if (polls - before < SLICE_POLLS) {
                         break;
                     }
+                    sliceStart = now;
+                    before = polls;
                 }
             } finally {
                 while (!rxOwner.compareAndSet(false, true)) {
@@ -1250,16 +1264,18 @@ public final class IwarpConnection implements WireConnection {
                             return;
                         }
                         responseReceived = 0;
-                        // the read completes here, on this thread: no hand-off to TX. The slot is freed first, so
-                        // that a read the completion's consumer posts at once finds room in the ORQ
+                        // the read completes here, on this thread: no hand-off to TX. It completes before its ORQ
+                        // place is freed: a request fenced behind it (READ_FENCE) must not start while the read's
+                        // local invalidation (in readDone) is still to come. A read posted meanwhile that finds the
+                        // ORQ full is sent by the transmit thread, woken below
                         doneRead.kind = WireRequest.READ;
                         doneRead.length = head.length;
                         doneRead.handle = head.handle;
+                        qp.readDone(doneRead);
+                        doneRead.handle = null;
                         head.local = null;
                         head.handle = null;
                         orqRxHead = orqRxHead + 1;
-                        qp.readDone(doneRead);
-                        doneRead.handle = null;
                         if (txAwaitsRead) {
                             wake();
                         }
@@ -1403,6 +1419,7 @@ public final class IwarpConnection implements WireConnection {
                         txOwner.set(false);
                     }
                     deferred.runPending();
+                    Thread.interrupted(); // a callback's interrupt would make every wait return at once
                 }
                 if (outputShut && rxEnded) {
                     return;
@@ -1479,7 +1496,16 @@ public final class IwarpConnection implements WireConnection {
                 return false; // one Read Request frame, whatever the length
             }
             long perFpdu = segmentLength - RdmapOpcode.SEND.fpduHeaderLength() - FpduFlyweight.CRC_LENGTH;
-            return r.length > SMALL_INLINE || (r.length + perFpdu - 1) / perFpdu > PART_FPDUS;
+            if (r.length > SMALL_INLINE || (r.length + perFpdu - 1) / perFpdu > PART_FPDUS) {
+                return true;
+            }
+            if (r.length == 0 || r.local == null) {
+                return false;
+            }
+            // more memory pieces than one slicing call takes: sendMessage would go FPDU by FPDU, writing in between
+            int views = r.local.slices(0, r.length, perFpdu, viewScratch, 0);
+            java.util.Arrays.fill(viewScratch, null);
+            return views < 0;
         }
 
         /** One unit of transmit work (appended to the batch); false when there was nothing to do. */
