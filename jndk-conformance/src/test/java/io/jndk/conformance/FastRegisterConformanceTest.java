@@ -535,6 +535,33 @@ class FastRegisterConformanceTest {
         Mem.expect(p.a.cq, NtStatus.STATUS_ACCESS_VIOLATION, NdkOperationType.READ);
     }
 
+    /**
+     * A fast-register fenced behind a Read that invalidates the region (READ_FENCE) starts only once that Read has
+     * completed, invalidation included: posted back to back, many times, every pair succeeds in order.
+     */
+    @Test
+    void aFencedFastRegisterWaitsForTheReadThatInvalidatesItsRegion() {
+        World.Pair p = connectPair();
+        Fr m = mapped(p.a.adapter, 4096, 0);
+        NdkMr mr = initialized(p.a.pd, 1, false);
+        assertThat(fastRegister(p.a.qp, "fr", mr, m.pages(), 0, 4096, BASE, NdkOpFlags.ALLOW_LOCAL_WRITE))
+                .isEqualTo(NtStatus.STATUS_SUCCESS);
+        Mem.expect(p.a.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.FAST_REGISTER);
+        Buffer remote = w.buffer(4096).fillRandom(32);
+        NdkMr remoteMr = w.registerAll(p.b.pd, remote);
+        for (int i = 0; i < 200; i++) {
+            assertThat(p.a.qp.read("r" + i, new NdkSge[] {new NdkSge(BASE, 64, mr.getLocalToken())}, 1,
+                    remote.address(), remoteMr.getRemoteToken(), NdkOpFlags.RDMA_READ_LOCAL_INVALIDATE))
+                    .isEqualTo(NtStatus.STATUS_SUCCESS);
+            assertThat(fastRegister(p.a.qp, "fr" + i, mr, m.pages(), 0, 4096, BASE,
+                    NdkOpFlags.ALLOW_LOCAL_WRITE | NdkOpFlags.READ_FENCE)).isEqualTo(NtStatus.STATUS_SUCCESS);
+            NdkResultEx read = Mem.expect(p.a.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.READ);
+            assertThat(read.requestContext).isEqualTo("r" + i);
+            NdkResultEx fr = Mem.expect(p.a.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.FAST_REGISTER);
+            assertThat(fr.requestContext).isEqualTo("fr" + i);
+        }
+    }
+
     // ---- DEFER -----------------------------------------------------------------------------------
 
     @Test
