@@ -21,16 +21,18 @@ final class Chart {
 
     static String bandwidthVersusSize(Map<String, Map<String, String>> records) {
         List<Series> lines = new ArrayList<>();
-        lines.add(perf(records, "iwarp", "write", "RDMA Write", "#1f77b4", ""));
-        lines.add(perf(records, "iwarp", "read", "RDMA Read", "#2ca02c", ""));
-        lines.add(perf(records, "iwarp", "send", "Send", "#ff7f0e", ""));
-        lines.add(perf(records, "iwarp-crc", "write", "RDMA Write, CRC", "#1f77b4", "6,3"));
+        lines.add(perf(records, "iwarp-poll", "write", "Write, polling", "#1f77b4", ""));
+        lines.add(perf(records, "iwarp-poll", "read", "Read, polling", "#2ca02c", ""));
+        lines.add(perf(records, "iwarp-poll", "send", "Send, polling", "#ff7f0e", ""));
+        lines.add(perf(records, "iwarp-poll-crc", "write", "Write, polling, CRC", "#1f77b4", "6,3"));
+        lines.add(perf(records, "iwarp", "write", "Write, threads", "#9467bd", "1,2"));
+        lines.add(perf(records, "iwarp", "read", "Read, threads", "#8c564b", "1,2"));
         double[] nio = new double[SIZES.length];
         for (int i = 0; i < SIZES.length; i++) {
             String name = SIZES[i] == 65536 ? "nio.stream.64k" : "nio.stream." + SIZES[i];
             nio[i] = records.containsKey(name) ? 8 * Double.parseDouble(records.get(name).get("gbytes_per_s")) : Double.NaN;
         }
-        lines.add(new Series("raw Java NIO stream", "#000000", "2,3", nio));
+        lines.add(new Series("NIO stream", "#000000", "2,3", nio));
         double max = 1;
         for (Series s : lines) {
             for (double v : s.gbits()) {
