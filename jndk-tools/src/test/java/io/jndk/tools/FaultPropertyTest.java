@@ -25,6 +25,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * completion, every byte and every close; this test asserts no session found a violation, that split- and
  * delay-only seeds ran every operation, and that the adapter byte counters reconcile.
  *
+ * <p>Every third seed runs the polling engine ({@code poll=true}: non-blocking socket, consumer-driven receive), every
+ * ninth with {@code notify=inline} as well; the others the default engine.
+ *
  * <p>{@code -Djndk.fault.seed=N} runs one seed, {@code -Djndk.fault.seeds=N} runs seeds 1 to N (default 200).
  * Drops and resets are checked with CRC on only: without CRC a drop is undetectable by design.
  */
@@ -42,7 +45,7 @@ class FaultPropertyTest {
 
     /** What a seed draws. */
     record Scenario(int sessions, int operations, int maxLength, String mss, String profile, Rates rates,
-                    long faultSeed) {
+                    long faultSeed, String engine) {
         static Scenario of(long seed) {
             SplittableRandom r = new SplittableRandom(seed);
             int sessions = 1 + r.nextInt(3);
@@ -58,7 +61,11 @@ class FaultPropertyTest {
                 case "reset" -> new Rates(0.2, 0.05, 0, 0, 0.1, 3);
                 default -> new Rates(0.2, 0.05, 0.04, 0.04, 0.04, 3);
             };
-            return new Scenario(sessions, operations, maxLength, mss, profile, rates, r.nextLong());
+            long faultSeed = r.nextLong();
+            // every third seed runs the polling engine (non-blocking socket, consumer-driven receive), one in nine
+            // with inline notifications too; drawn last, so the other draws of a seed are what they always were
+            String engine = seed % 3 != 0 ? "default" : seed % 9 == 0 ? "poll+inline" : "poll";
+            return new Scenario(sessions, operations, maxLength, mss, profile, rates, faultSeed, engine);
         }
     }
 
@@ -70,6 +77,12 @@ class FaultPropertyTest {
         Map<String, String> options = new HashMap<>(Map.of("crc", "true"));
         if (s.mss() != null) {
             options.put("mss", s.mss());
+        }
+        if (!s.engine().equals("default")) {
+            options.put("poll", "true");
+        }
+        if (s.engine().equals("poll+inline")) {
+            options.put("notify", "inline");
         }
         List<String> problems = new ArrayList<>();
         FaultPair pair = new FaultPair(options);
