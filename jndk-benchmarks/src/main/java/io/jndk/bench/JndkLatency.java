@@ -218,17 +218,8 @@ public final class JndkLatency {
             try (Arena arena = Arena.ofShared(); Fabric f = Fabric.open(transport, options)) {
                 a.cq = f.cq(f.a, DEPTH * 4, (ctx, st) -> n.onNotify(a, b, true, st));
                 b.cq = f.cq(f.b, DEPTH * 4, (ctx, st) -> n.onNotify(b, a, false, st));
-                Fabric.Pair p = f.connect(a.cq, b.cq, DEPTH);
-                a.qp = p.a();
-                b.qp = p.b();
+                connect(f, arena, a, b, true);
                 for (Side s : n.sides) {
-                    s.inbox = arena.allocate(64, 64);
-                    s.outbox = arena.allocate(64, 64);
-                    s.inboxMr = f.register(s == a ? f.pdA : f.pdB, s.inbox);
-                    s.outboxMr = f.register(s == a ? f.pdA : f.pdB, s.outbox);
-                    for (int i = 0; i < DEPTH / 2; i++) {
-                        Calls.check("Receive", s.qp.receive(RECEIVE, s.none, 0));
-                    }
                     s.cq.armCq(NdkCqNotifyType.SOLICITED);
                 }
                 n.t0 = System.nanoTime();
@@ -289,6 +280,25 @@ public final class JndkLatency {
     }
 
     /**
+     * Connects a QP pair over the sides' CQs (made by the caller) and gives each side registered 8-byte in- and
+     * outboxes; with {@code receives}, half the queue depth of posted receives (for the Sends that solicit).
+     */
+    private static void connect(Fabric f, Arena arena, Side a, Side b, boolean receives) {
+        Fabric.Pair p = f.connect(a.cq, b.cq, DEPTH);
+        a.qp = p.a();
+        b.qp = p.b();
+        for (Side s : new Side[] {a, b}) {
+            s.inbox = arena.allocate(64, 64);
+            s.outbox = arena.allocate(64, 64);
+            s.inboxMr = f.register(s == a ? f.pdA : f.pdB, s.inbox);
+            s.outboxMr = f.register(s == a ? f.pdA : f.pdB, s.outbox);
+            for (int i = 0; receives && i < DEPTH / 2; i++) {
+                Calls.check("Receive", s.qp.receive(RECEIVE, s.none, 0));
+            }
+        }
+    }
+
+    /**
      * Runs one mode; returns the measured round trips in ns: {@code iterations} after a fifth as many warm-up
      * rounds, or fewer if measuring takes longer than five seconds.
      */
@@ -297,18 +307,7 @@ public final class JndkLatency {
         try (Arena arena = Arena.ofShared(); Fabric f = Fabric.open(transport, options)) {
             a.cq = f.cq(f.a, DEPTH * 4, (ctx, st) -> a.onNotify());
             b.cq = f.cq(f.b, DEPTH * 4, (ctx, st) -> b.onNotify());
-            Fabric.Pair p = f.connect(a.cq, b.cq, DEPTH);
-            a.qp = p.a();
-            b.qp = p.b();
-            for (Side s : new Side[] {a, b}) {
-                s.inbox = arena.allocate(64, 64);
-                s.outbox = arena.allocate(64, 64);
-                s.inboxMr = f.register(s == a ? f.pdA : f.pdB, s.inbox);
-                s.outboxMr = f.register(s == a ? f.pdA : f.pdB, s.outbox);
-                for (int i = 0; blocking && i < DEPTH / 2; i++) {
-                    Calls.check("Receive", s.qp.receive(RECEIVE, s.none, 0));
-                }
-            }
+            connect(f, arena, a, b, blocking);
             int warmup = iterations / 5;
             int total = warmup + iterations;
             Thread echo = Thread.ofPlatform().name("echo").start(() -> {

@@ -337,11 +337,6 @@ final class SoftCq extends SoftObject implements NdkCq {
         }
     }
 
-    /** Connections polls of this CQ drive (tests). */
-    int pollerCount() {
-        return pollers.length;
-    }
-
     @Override
     public int resizeCq(int newDepth, RequestCompletion rc, Object ctx) {
         if (!adapter.infoInternal().hasFlag(NdkAdapterFlags.CQ_RESIZE_SUPPORTED)) {

@@ -253,9 +253,7 @@ public final class MpaListener implements AutoCloseable {
         boolean kept = false;
         try {
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            if (buffers.send() > 0) { // a listening socket has no send buffer to inherit (SO_RCVBUF it has)
-                channel.setOption(StandardSocketOptions.SO_SNDBUF, buffers.send());
-            }
+            buffers.applyAccepted(channel);
             long deadline = MpaIo.deadline(requestTimeout);
             ByteBuffer in = ByteBuffer.allocate(MpaFrameFlyweight.HEADER_LENGTH + MpaFrameFlyweight.MAX_PRIVATE_DATA_SIW);
             in.limit(MpaFrameFlyweight.HEADER_LENGTH);

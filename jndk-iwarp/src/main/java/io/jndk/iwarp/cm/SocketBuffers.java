@@ -23,13 +23,23 @@ public record SocketBuffers(int send, int receive) {
         }
     }
 
-    /** Sets the sizes that are not 0 on {@code channel}. */
+    /** Sets the sizes that are not 0 on {@code channel} (a connecting or a listening socket). */
     void apply(NetworkChannel channel) throws IOException {
         if (send > 0 && channel.supportedOptions().contains(StandardSocketOptions.SO_SNDBUF)) { // not a listener's
             channel.setOption(StandardSocketOptions.SO_SNDBUF, send);
         }
         if (receive > 0) {
             channel.setOption(StandardSocketOptions.SO_RCVBUF, receive);
+        }
+    }
+
+    /**
+     * An accepted socket: its receive size came from the listening socket; a listening socket has no send buffer
+     * to pass on, so the send size is set here.
+     */
+    void applyAccepted(NetworkChannel channel) throws IOException {
+        if (send > 0) {
+            channel.setOption(StandardSocketOptions.SO_SNDBUF, send);
         }
     }
 }

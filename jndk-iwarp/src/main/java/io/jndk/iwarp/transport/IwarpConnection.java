@@ -705,7 +705,7 @@ public final class IwarpConnection implements WireConnection {
             try {
                 in = channel.socket().getInputStream();
             } catch (IOException e) {
-                // closed already: the receive thread ends at once, and no consumer step is ever taken
+                // closed already: the receive thread ends at once (and never spins on available())
             }
             input = in;
         }
@@ -723,7 +723,7 @@ public final class IwarpConnection implements WireConnection {
         private int expectedReadMsn = 1;
         // read response context
         private long responseReceived;
-        /** The read being completed, handed to the QP (the ORQ slot is free again by then). */
+        /** The read being completed, handed to the QP (its ORQ place is freed after it completes). */
         private final WireRequest doneRead = new WireRequest();
 
         /** Where the stream is read into when it is not placed directly. */
@@ -777,7 +777,7 @@ public final class IwarpConnection implements WireConnection {
          * @return {@link #STEP_READ}, {@link #STEP_IDLE} (polling mode: nothing to read now) or {@link #STEP_END}
          */
         private int step(boolean engineThread) throws IOException {
-            int direct = placeDirect(engineThread);
+            int direct = placeDirect();
             if (direct != PLACE_BUFFERED) {
                 return direct;
             }
@@ -1164,9 +1164,10 @@ public final class IwarpConnection implements WireConnection {
          * Direct data placement: when the decoder waits for payload of a checked target, read the payload from the
          * socket straight into the target memory (scattering read), then account for it in the decoder (CRC).
          *
-         * @return true if it read (or hit the end of the stream); false to take the buffered path
+         * @return {@link #STEP_READ}, {@link #STEP_IDLE} (non-blocking, nothing there yet), or
+         *     {@link #PLACE_BUFFERED}: not for a direct read, or the end of the stream (which the buffered read sees)
          */
-        private int placeDirect(boolean engineThread) throws IOException {
+        private int placeDirect() throws IOException {
             int remaining = decoder.payloadRemaining();
             // small payloads are cheaper to take with the next buffered read than with a read of their own
             if (remaining < DIRECT_PLACEMENT_MIN || target == null || placeFailed || draining) {
@@ -1537,8 +1538,7 @@ public final class IwarpConnection implements WireConnection {
                 // a poster left part of a batch written (polling mode): the rest goes, so that the Terminate
                 // starts at an FPDU boundary
                 try {
-                    ownerWaits = true;
-                    writeBatch(false);
+                    writeBatch(false); // false: it waits for the socket, whoever left the batch
                 } catch (IOException | RuntimeException e) {
                     writable = false;
                 }
