@@ -4,6 +4,7 @@ import io.jndk.api.NdkCounter;
 import io.jndk.api.NdkOpFlags;
 import io.jndk.api.NtStatus;
 import io.jndk.provider.events.RegistrationEvent;
+import io.jndk.provider.spi.Term;
 
 /**
  * The local initiator operations (bind, fast-register, invalidate), executed in queue order by whichever

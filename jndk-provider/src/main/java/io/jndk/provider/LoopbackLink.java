@@ -5,6 +5,7 @@ import io.jndk.api.NdkCounter;
 import io.jndk.api.NdkOpFlags;
 import io.jndk.api.NdkOperationType;
 import io.jndk.api.NtStatus;
+import io.jndk.provider.spi.Term;
 
 /**
  * The in-JVM transport: executes a QP's initiator requests directly against the peer QP, in posting order,

@@ -39,6 +39,7 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.logging.Logger;
+import io.jndk.provider.spi.Term;
 
 /**
  * The software adapter: adapter info and limits, the token table, the logical page map, the callback

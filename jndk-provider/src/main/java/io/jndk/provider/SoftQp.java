@@ -13,6 +13,7 @@ import io.jndk.api.NdkSge;
 import io.jndk.api.NtStatus;
 import io.jndk.provider.events.QpStateEvent;
 import java.lang.foreign.MemorySegment;
+import io.jndk.provider.spi.Term;
 
 /**
  * A queue pair: a receive queue (own, or an SRQ) and an initiator queue of preallocated slots, the QP

@@ -8,6 +8,7 @@ import io.jndk.api.NtStatus;
 import io.jndk.provider.spi.BufferCursor;
 import io.jndk.provider.spi.QpPort;
 import io.jndk.provider.spi.WireRequest;
+import io.jndk.provider.spi.Term;
 
 /**
  * The verbs engine's side of a QP connected over a wire transport. Requests stay in the initiator queue until

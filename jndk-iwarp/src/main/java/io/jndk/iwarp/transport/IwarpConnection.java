@@ -18,7 +18,7 @@ import io.jndk.iwarp.codec.ReadRequestFlyweight;
 import io.jndk.iwarp.codec.TerminateCode;
 import io.jndk.iwarp.codec.TerminateFlyweight;
 import io.jndk.iwarp.pcap.PcapWriter;
-import io.jndk.provider.Term;
+import io.jndk.provider.spi.Term;
 import io.jndk.provider.spi.BufferCursor;
 import io.jndk.provider.spi.EngineThread;
 import io.jndk.provider.spi.PassiveHandler;

@@ -1,6 +1,6 @@
 package io.jndk.iwarp.transport;
 
-import io.jndk.provider.Term;
+import io.jndk.provider.spi.Term;
 import io.jndk.provider.spi.BufferCursor;
 import io.jndk.provider.spi.QpPort;
 import io.jndk.provider.spi.WireConnection;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jndk.api.DisconnectReason;
 import io.jndk.api.NtStatus;
-import io.jndk.provider.Term;
+import io.jndk.provider.spi.Term;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;

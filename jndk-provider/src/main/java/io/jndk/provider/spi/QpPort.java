@@ -41,7 +41,7 @@ public interface QpPort {
      */
     void readDone(WireRequest request);
 
-    /** Checks an inbound RDMA Write segment; returns 0 and the target, or a Terminate code ({@code io.jndk.provider.Term}). */
+    /** Checks an inbound RDMA Write segment; returns 0 and the target, or a Terminate code ({@link Term}). */
     int writeTarget(int stag, long to, long length, BufferCursor[] out);
 
     /** Checks the source of an inbound RDMA Read Request; returns 0 and the source, or a Terminate code. */

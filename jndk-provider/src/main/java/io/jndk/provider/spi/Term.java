@@ -1,4 +1,4 @@
-package io.jndk.provider;
+package io.jndk.provider.spi;
 
 /**
  * iWARP Terminate layer/type/code values (RFC 5040 section 7, RFC 5041 section 7, RFC 5044), packed as
