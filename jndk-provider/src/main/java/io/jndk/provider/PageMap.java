@@ -165,4 +165,45 @@ final class PageMap {
             return true;
         }
     }
+
+    /**
+     * BuildLAM's mapping: one logical page for each of the {@code pages} host pages that the virtually contiguous
+     * chain {@code segs} (starting at {@code va}) covers for {@code length} octets, each page recording which of its
+     * bytes are consumer memory (piece by piece: a page may straddle segments of the chain).
+     *
+     * @return the logical page addresses, or null when the table is full (nothing stays mapped then)
+     */
+    long[] mapPages(MemorySegment[] segs, long va, long length, int pages, Object owner) {
+        int first = (int) (va & (PAGE - 1));
+        long[] logical = new long[pages];
+        long pageVa = va - first;
+        for (int i = 0; i < pages; i++, pageVa += PAGE) {
+            long lo = Math.max(pageVa, va);
+            long hi = Math.min(pageVa + PAGE, va + length);
+            long addr = map(pagePieces(segs, va, lo, hi, pageVa, owner));
+            if (addr < 0) {
+                for (int j = 0; j < i; j++) {
+                    unmap(logical[j]);
+                }
+                return null;
+            }
+            logical[i] = addr;
+        }
+        return logical;
+    }
+
+    /** The pieces of {@code [lo, hi)} (inside one page starting at {@code pageVa}) in the chain starting at {@code va}. */
+    private static Page pagePieces(MemorySegment[] segs, long va, long lo, long hi, long pageVa, Object owner) {
+        long segStart = va;
+        int si = 0;
+        while (si < segs.length - 1 && segStart + segs[si].byteSize() <= lo) {
+            segStart += segs[si].byteSize();
+            si++;
+        }
+        long segEnd = segStart + segs[si].byteSize();
+        long pieceHi = Math.min(hi, segEnd);
+        Page next = pieceHi < hi && si + 1 < segs.length ? pagePieces(segs, va, pieceHi, hi, pageVa, owner) : null;
+        return new Page(segs[si], lo - segStart, (int) (lo - pageVa), (int) (pieceHi - pageVa), owner, next);
+    }
+
 }

@@ -26,6 +26,7 @@ import io.jndk.api.Ref;
 import io.jndk.api.RequestCompletion;
 import io.jndk.provider.events.TerminateEvent;
 import io.jndk.provider.spi.WireCounters;
+import io.jndk.provider.spi.WireTransport;
 import java.lang.foreign.MemorySegment;
 import java.lang.reflect.RecordComponent;
 import java.net.InetAddress;
@@ -52,7 +53,7 @@ public final class SoftAdapter implements NdkAdapter {
     private final NdkVersion version;
     private final NdkAdapterInfo info;
     private final InetAddress address;
-    private final Transport transport;
+    private final Endpoints endpoints;
     private final boolean pendAlways;
     /** Option {@code notify=inline}: CQ notifications run on the engine thread that completed the request. */
     private final boolean inlineNotify;
@@ -70,14 +71,15 @@ public final class SoftAdapter implements NdkAdapter {
     /** This adapter's MBean (option {@code mbean=false}: none). */
     private final AdapterBean bean;
 
-    private final io.jndk.provider.spi.WireTransport wire;
+    /** The transport this adapter's connections run over (loopback included). */
+    private final WireTransport wire;
 
-    SoftAdapter(NdkVersion version, NdkOpenParameters p, Transport transport, io.jndk.provider.spi.WireTransport wire) {
+    SoftAdapter(NdkVersion version, NdkOpenParameters p, Endpoints endpoints, WireTransport wire) {
         this.version = version;
         this.wire = wire;
         this.options = p.options();
         this.address = p.address() != null ? p.address() : InetAddress.getLoopbackAddress();
-        this.transport = transport;
+        this.endpoints = endpoints;
         this.pendAlways = "always".equals(p.option("pend", "never"));
         String notify = p.option("notify", "dispatcher").trim();
         if (!notify.equals("dispatcher") && !notify.equals("inline")) {
@@ -85,13 +87,13 @@ public final class SoftAdapter implements NdkAdapter {
         }
         this.inlineNotify = notify.equals("inline");
         this.info = applyOverrides(defaultInfo(version), p.options());
-        this.dispatcher = new Dispatcher("jndk-" + transport.name() + "-" + id + "-callbacks");
+        this.dispatcher = new Dispatcher("jndk-" + wire.name() + "-" + id + "-callbacks");
         this.tokens = new TokenTable(limit("limit.tokens", 1 << 20));
         this.pageMap = new PageMap(limit("limit.lampages", 1 << 20));
         for (NdkObjectType t : NdkObjectType.values()) {
             perType.put(t, new AtomicInteger());
         }
-        this.bean = "false".equals(p.option("mbean", "true")) ? null : AdapterBean.register(this, transport.name() + "-" + id);
+        this.bean = "false".equals(p.option("mbean", "true")) ? null : AdapterBean.register(this, wire.name() + "-" + id);
     }
 
     static NdkAdapterInfo defaultInfo(NdkVersion v) {
@@ -143,8 +145,8 @@ public final class SoftAdapter implements NdkAdapter {
         return address;
     }
 
-    /** The wire transport under this adapter, or null for the in-JVM loopback. */
-    io.jndk.provider.spi.WireTransport wire() {
+    /** The transport under this adapter. */
+    WireTransport wire() {
         return wire;
     }
 
@@ -153,8 +155,9 @@ public final class SoftAdapter implements NdkAdapter {
         return options.getOrDefault(key, def);
     }
 
-    Transport transportImpl() {
-        return transport;
+    /** The endpoint table of this adapter's transport. */
+    Endpoints endpoints() {
+        return endpoints;
     }
 
     boolean inlineNotify() {
@@ -436,22 +439,9 @@ public final class SoftAdapter implements NdkAdapter {
             }
             return NtStatus.STATUS_BUFFER_TOO_SMALL;
         }
-        MemorySegment[] segs = mdl.segments().toArray(new MemorySegment[0]);
-        long[] logical = new long[pages];
-        long pageVa = va - first;
-        for (int i = 0; i < pages; i++, pageVa += PageMap.PAGE) {
-            long lo = Math.max(pageVa, va);
-            long hi = Math.min(pageVa + PageMap.PAGE, va + length);
-            // the page's consumer bytes, piece by piece: a page may straddle segments of the (contiguous) chain
-            PageMap.Page p = pagePieces(segs, va, lo, hi, pageVa, lam);
-            long addr = pageMap.map(p);
-            if (addr < 0) {
-                for (int j = 0; j < i; j++) {
-                    pageMap.unmap(logical[j]);
-                }
-                return NtStatus.STATUS_INSUFFICIENT_RESOURCES;
-            }
-            logical[i] = addr;
+        long[] logical = pageMap.mapPages(mdl.segments().toArray(new MemorySegment[0]), va, length, pages, lam);
+        if (logical == null) {
+            return NtStatus.STATUS_INSUFFICIENT_RESOURCES;
         }
         lam.fill(this, logical, pages);
         if (lamSize != null) {
@@ -461,20 +451,6 @@ public final class SoftAdapter implements NdkAdapter {
             fbo.value = first;
         }
         return completeRequest(NtStatus.STATUS_SUCCESS, rc, ctx);
-    }
-
-    /** The pieces of {@code [lo, hi)} (inside one page starting at {@code pageVa}) in the chain starting at {@code va}. */
-    private static PageMap.Page pagePieces(MemorySegment[] segs, long va, long lo, long hi, long pageVa, Object owner) {
-        long segStart = va;
-        int si = 0;
-        while (si < segs.length - 1 && segStart + segs[si].byteSize() <= lo) {
-            segStart += segs[si].byteSize();
-            si++;
-        }
-        long segEnd = segStart + segs[si].byteSize();
-        long pieceHi = Math.min(hi, segEnd);
-        PageMap.Page next = pieceHi < hi && si + 1 < segs.length ? pagePieces(segs, va, pieceHi, hi, pageVa, owner) : null;
-        return new PageMap.Page(segs[si], lo - segStart, (int) (lo - pageVa), (int) (pieceHi - pageVa), owner, next);
     }
 
     @Override
@@ -490,7 +466,7 @@ public final class SoftAdapter implements NdkAdapter {
 
     @Override
     public String transport() {
-        return transport.name();
+        return wire.name();
     }
 
     @Override
@@ -540,15 +516,12 @@ public final class SoftAdapter implements NdkAdapter {
         if (bean != null) {
             bean.unregister();
         }
-        transport.adapterClosed(this);
-        if (wire != null) {
-            wire.shutdown();
-        }
+        wire.shutdown();
         dispatcher.shutdown();
     }
 
     @Override
     public String toString() {
-        return "SoftAdapter[" + transport.name() + " " + address.getHostAddress() + " #" + id + " v" + version + "]";
+        return "SoftAdapter[" + wire.name() + " " + address.getHostAddress() + " #" + id + " v" + version + "]";
     }
 }

@@ -34,20 +34,17 @@ final class SoftListener extends SoftObject implements NdkListener {
                 return NtStatus.STATUS_INVALID_DEVICE_STATE;
             }
             InetSocketAddress[] out = new InetSocketAddress[1];
-            int s = adapter.transportImpl().bind(adapter, addr, true, out);
+            int s = adapter.endpoints().bind(adapter, addr, true, out);
             if (s != NtStatus.STATUS_SUCCESS) {
                 return s;
             }
             bound = out[0];
-            if (adapter.wire() != null) {
-                int w = adapter.wire().listen(bound, this::onWireRequest);
-                if (w != NtStatus.STATUS_SUCCESS) {
-                    adapter.transportImpl().release(bound);
-                    bound = null;
-                    return w;
-                }
+            int w = adapter.wire().listen(bound, this::onRequest);
+            if (w != NtStatus.STATUS_SUCCESS) {
+                adapter.endpoints().release(bound);
+                bound = null;
+                return w;
             }
-            adapter.transportImpl().listen(bound, this);
         }
         return adapter.completeRequest(NtStatus.STATUS_SUCCESS, rc, ctx);
     }
@@ -62,7 +59,7 @@ final class SoftListener extends SoftObject implements NdkListener {
         if (b == null) {
             return NtStatus.STATUS_INVALID_DEVICE_STATE;
         }
-        return SoftConnector.copyAddress(b, address, length);
+        return Endpoints.copyAddress(b, address, length);
     }
 
     @Override
@@ -85,8 +82,8 @@ final class SoftListener extends SoftObject implements NdkListener {
         }
     }
 
-    /** Wire transports: a connection request arrived on the listening address. */
-    private void onWireRequest(io.jndk.provider.spi.IncomingRequest r) {
+    /** A connection request arrived on the listening address (from the transport, on its thread). */
+    private void onRequest(io.jndk.provider.spi.IncomingRequest r) {
         if (!admit()) {
             r.refuse();
             return;
@@ -98,12 +95,12 @@ final class SoftListener extends SoftObject implements NdkListener {
         }
         SoftConnector c = SoftConnector.incoming(this, r);
         addSuccessor(c);
-        adapter.transportImpl().retain(bound);
+        adapter.endpoints().retain(bound);
         indicate(c);
     }
 
     /** Indicates a new passive connector to the consumer. */
-    void indicate(SoftConnector c) {
+    private void indicate(SoftConnector c) {
         adapter.dispatcher().run(() -> {
             if (!enterCallback()) {
                 return;
@@ -127,10 +124,7 @@ final class SoftListener extends SoftObject implements NdkListener {
     void onClose() {
         InetSocketAddress b = bound;
         if (b != null) {
-            adapter.transportImpl().unlisten(b, this);
-            if (adapter.wire() != null) {
-                adapter.wire().unlisten(b);
-            }
+            adapter.wire().unlisten(b);
         }
     }
 
@@ -138,7 +132,7 @@ final class SoftListener extends SoftObject implements NdkListener {
     void onClosed() {
         InetSocketAddress b = bound;
         if (b != null) {
-            adapter.transportImpl().release(b);
+            adapter.endpoints().release(b);
         }
     }
 }

@@ -17,14 +17,31 @@ import io.jndk.provider.spi.Term;
 
 /**
  * A queue pair: a receive queue (own, or an SRQ) and an initiator queue of preallocated slots, the QP
- * state machine, and post-time validation. Data movement is done by the connection's {@link Link}.
+ * state machine, and post-time validation. Data movement is done by the connection's transport, through its {@link WireLink}.
  *
  * <p>Locks: {@link #lock} guards the initiator queue and the state; {@link #rqLock} guards the receive
  * queue. Order: qp lock, then any receive-queue lock, then SRQ, then CQ. Nothing calls back to the consumer
  * while holding them.
  */
 final class SoftQp extends SoftObject implements NdkQp {
-    enum State { IDLE, CONNECTING, CONNECTED, PEER_DISCONNECTED, ERROR }
+    /** The QP states of NDKPI.md §7.12 (CLOSED is the object's own lifecycle, {@link SoftObject}). */
+    enum State {
+        IDLE, CONNECTING, CONNECTED, PEER_DISCONNECTED, ERROR;
+
+        /**
+         * The transitions the state machine has. ERROR is entered from every state ({@link #toError}) and left only
+         * by {@link #detach}: a connection that failed during establishment leaves a never-connected QP reusable
+         * (IDLE), even when the QP was flushed meanwhile.
+         */
+        boolean canBecome(State to) {
+            return switch (this) {
+                case IDLE -> to == CONNECTING || to == ERROR;
+                case CONNECTING -> to == IDLE || to == CONNECTED || to == ERROR;
+                case CONNECTED -> to == PEER_DISCONNECTED || to == ERROR;
+                case PEER_DISCONNECTED, ERROR -> to == ERROR;
+            };
+        }
+    }
 
     static final int SEND_FLAGS = NdkOpFlags.SILENT_SUCCESS | NdkOpFlags.READ_FENCE | NdkOpFlags.SEND_AND_SOLICIT_EVENT
             | NdkOpFlags.INLINE | NdkOpFlags.DEFER;
@@ -47,22 +64,30 @@ final class SoftQp extends SoftObject implements NdkQp {
     final int inlineDataSize;
     final Object lock = new Object();
     final Object rqLock = new Object();
-    final Ring sq;
+    /** The initiator queue (guarded by {@link #lock}). */
+    final SendQueue sq;
     final Ring rq;
-    /** Initiator requests posted and not yet taken by the engine. */
-    int sqUnstarted;
-    /** The newest of them that were posted deferred and not yet released by a non-deferred post (guarded by lock). */
-    int sqDeferred;
-    /** Set under {@link #lock} when the engine must be kicked; the kick happens after the lock is released. */
-    private boolean kickOwed;
-    volatile State state = State.IDLE;
-    volatile Link link;
-    volatile SoftConnector connector;
-    /** Negotiated read limits (set when connected). */
-    volatile int effectiveIrd;
-    volatile int effectiveOrd;
+    /**
+     * Changed only by {@link #transition} and the named state changers below, each a compare-and-set (lock-free:
+     * {@link #toError} runs under CQ and receive-queue locks too).
+     */
+    private volatile State state = State.IDLE;
+    private static final java.lang.invoke.VarHandle STATE;
+
+    static {
+        try {
+            STATE = java.lang.invoke.MethodHandles.lookup().findVarHandle(SoftQp.class, "state", State.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+    private volatile WireLink link;
+    private volatile SoftConnector connector;
+    /** Negotiated read limits (set when the connection's limits are known). */
+    private volatile int effectiveIrd;
+    private volatile int effectiveOrd;
     /** Whether this QP was ever connected (a disconnected QP cannot reconnect). */
-    volatile boolean wasConnected;
+    private volatile boolean wasConnected;
 
     SoftQp(SoftPd pd, SoftCq rcq, SoftCq icq, SoftSrq srq, Object qpContext, int rqDepth, int iqDepth, int maxRecvSge,
             int maxInitSge, int inline) {
@@ -75,7 +100,7 @@ final class SoftQp extends SoftObject implements NdkQp {
         this.maxReceiveSge = maxRecvSge;
         this.maxInitiatorSge = maxInitSge;
         this.inlineDataSize = inline;
-        this.sq = new Ring(iqDepth, maxInitSge, inline);
+        this.sq = new SendQueue(this, iqDepth, maxInitSge, inline);
         this.rq = srq == null ? new Ring(rqDepth, maxRecvSge, 0) : null;
     }
 
@@ -95,90 +120,16 @@ final class SoftQp extends SoftObject implements NdkQp {
         return NtStatus.STATUS_SUCCESS;
     }
 
-    /** Copies the SGE list (or the inline bytes) into {@code w}; returns a failure status or SUCCESS. */
-    private int copySgl(WorkRequest w, NdkSge[] sgl, int nSge, int maxSge, int flags) {
-        if (nSge < 0 || (nSge > 0 && (sgl == null || sgl.length < nSge))) {
-            return NtStatus.STATUS_INVALID_PARAMETER;
-        }
-        long total = 0;
-        if ((flags & NdkOpFlags.INLINE) != 0) {
-            for (int i = 0; i < nSge; i++) {
-                NdkSge s = sgl[i];
-                if (s == null) {
-                    return NtStatus.STATUS_INVALID_PARAMETER;
-                }
-                total += Integer.toUnsignedLong(s.length);
-            }
-            if (total > inlineDataSize) {
-                return NtStatus.STATUS_INVALID_PARAMETER;
-            }
-            int pos = 0;
-            for (int i = 0; i < nSge; i++) {
-                NdkSge s = sgl[i];
-                if (s.length == 0) {
-                    continue;
-                }
-                if (s.inlineSource == null || s.inlineSource.byteSize() < Integer.toUnsignedLong(s.length)) {
-                    return NtStatus.STATUS_INVALID_PARAMETER;
-                }
-                MemorySegment.copy(s.inlineSource, 0, w.inline, pos, s.length);
-                pos += s.length;
-            }
-            w.inlineLen = pos;
-            w.nSge = 0;
-            return NtStatus.STATUS_SUCCESS;
-        }
-        if (nSge > maxSge) {
-            return NtStatus.STATUS_DATA_OVERRUN;
-        }
-        for (int i = 0; i < nSge; i++) {
-            NdkSge s = sgl[i];
-            if (s == null) {
-                return NtStatus.STATUS_INVALID_PARAMETER;
-            }
-            w.addr[i] = s.address;
-            w.len[i] = s.length;
-            w.token[i] = s.token;
-            total += Integer.toUnsignedLong(s.length);
-        }
-        if (total > Integer.toUnsignedLong(adapter.infoInternal().maxTransferLength())) {
-            return NtStatus.STATUS_BUFFER_OVERFLOW;
-        }
-        w.nSge = nSge;
-        w.inlineLen = 0;
-        return NtStatus.STATUS_SUCCESS;
-    }
-
     /** Publishes the slot and, unless deferred, releases everything queued to the engine. */
-    private int commit(WorkRequest w, int flags) {
-        sq.commit();
-        sqUnstarted++;
-        adapter.count(NdkCounter.WORK_REQUESTS);
-        if ((flags & NdkOpFlags.DEFER) != 0) {
-            sqDeferred++;
-        } else {
-            release();
-        }
+    private int commit(int flags) {
+        sq.commit(flags);
         return NtStatus.STATUS_SUCCESS;
     }
 
     /** An inline failure: first hand every earlier deferred request to the engine (NDK deferral rule). */
     private int fail(int status) {
-        if (sqUnstarted > 0) {
-            release();
-        }
+        sq.releaseOnFailure();
         return status;
-    }
-
-    /** Under the lock: every queued request may start; the engine is kicked once the lock is released. */
-    private void release() {
-        sqDeferred = 0;
-        kickOwed = true;
-    }
-
-    /** Under the lock: requests the engine may take now (deferred ones wait for a release). */
-    int sqReleased() {
-        return sqUnstarted - sqDeferred;
     }
 
     /**
@@ -188,17 +139,16 @@ final class SoftQp extends SoftObject implements NdkQp {
     private int posted(int status) {
         boolean kick;
         synchronized (lock) {
-            kick = kickOwed;
-            kickOwed = false;
+            kick = sq.takeKick();
         }
-        Link l = link;
+        WireLink l = link;
         if (kick && l != null) {
-            l.kick(this);
+            l.kick();
         }
         return status;
     }
 
-    private int postData(int op, Object ctx, NdkSge[] sgl, int nSge, int flags, int allowed, int maxSge, long remoteAddress,
+    private int postData(WorkRequest.Op op, Object ctx, NdkSge[] sgl, int nSge, int flags, int allowed, int maxSge, long remoteAddress,
             int remoteToken) {
         int s;
         synchronized (lock) {
@@ -207,14 +157,14 @@ final class SoftQp extends SoftObject implements NdkQp {
         return posted(s);
     }
 
-    private int postDataLocked(int op, Object ctx, NdkSge[] sgl, int nSge, int flags, int allowed, int maxSge,
+    private int postDataLocked(WorkRequest.Op op, Object ctx, NdkSge[] sgl, int nSge, int flags, int allowed, int maxSge,
             long remoteAddress, int remoteToken) {
         int s = checkInitiator(flags, allowed);
         if (s != NtStatus.STATUS_SUCCESS) {
             return fail(s);
         }
         WorkRequest w = sq.tail();
-        s = copySgl(w, sgl, nSge, maxSge, flags);
+        s = w.setSgl(sgl, nSge, maxSge, flags, inlineDataSize, adapter.infoInternal().maxTransferLength());
         if (s != NtStatus.STATUS_SUCCESS) {
             return fail(s);
         }
@@ -223,30 +173,29 @@ final class SoftQp extends SoftObject implements NdkQp {
         w.context = ctx;
         w.remoteAddress = remoteAddress;
         w.remoteToken = remoteToken;
-        return commit(w, flags);
+        return commit(flags);
     }
 
     @Override
     public int send(Object ctx, NdkSge[] sgl, int nSge, int flags) {
-        return postData(NdkOperationType.SEND, ctx, sgl, nSge, flags, SEND_FLAGS, maxInitiatorSge, 0, 0);
+        return postData(WorkRequest.Op.SEND, ctx, sgl, nSge, flags, SEND_FLAGS, maxInitiatorSge, 0, 0);
     }
 
     @Override
     public int sendAndInvalidate(Object ctx, NdkSge[] sgl, int nSge, int flags, int remoteToken) {
-        // marked as a send whose peer invalidates remoteToken: op SEND with the RECEIVE_AND_INVALIDATE bit kept aside
-        return postData(NdkOperationType.SEND | 0x8000, ctx, sgl, nSge, flags, SEND_FLAGS, maxInitiatorSge, 0, remoteToken);
+        return postData(WorkRequest.Op.SEND_INVALIDATE, ctx, sgl, nSge, flags, SEND_FLAGS, maxInitiatorSge, 0, remoteToken);
     }
 
     @Override
     public int write(Object ctx, NdkSge[] sgl, int nSge, long remoteAddress, int remoteToken, int flags) {
-        return postData(NdkOperationType.WRITE, ctx, sgl, nSge, flags, WRITE_FLAGS, maxInitiatorSge, remoteAddress,
+        return postData(WorkRequest.Op.WRITE, ctx, sgl, nSge, flags, WRITE_FLAGS, maxInitiatorSge, remoteAddress,
                 remoteToken);
     }
 
     @Override
     public int read(Object ctx, NdkSge[] sgl, int nSge, long remoteAddress, int remoteToken, int flags) {
         int maxSge = Math.min(maxInitiatorSge, adapter.infoInternal().maxReadRequestSge());
-        return postData(NdkOperationType.READ, ctx, sgl, nSge, flags, READ_FLAGS, maxSge, remoteAddress, remoteToken);
+        return postData(WorkRequest.Op.READ, ctx, sgl, nSge, flags, READ_FLAGS, maxSge, remoteAddress, remoteToken);
     }
 
     @Override
@@ -280,7 +229,7 @@ final class SoftQp extends SoftObject implements NdkQp {
             return fail(NtStatus.STATUS_ACCESS_VIOLATION);
         }
         WorkRequest r = sq.tail();
-        r.op = NdkOperationType.BIND;
+        r.op = WorkRequest.Op.BIND;
         r.flags = flags;
         r.context = ctx;
         r.mr = m;
@@ -289,7 +238,7 @@ final class SoftQp extends SoftObject implements NdkQp {
         r.length = length;
         r.nSge = 0;
         r.newKey = w.issueKey();
-        return commit(r, flags);
+        return commit(flags);
     }
 
     @Override
@@ -330,7 +279,7 @@ final class SoftQp extends SoftObject implements NdkQp {
             return fail(NtStatus.STATUS_ACCESS_VIOLATION);
         }
         WorkRequest r = sq.tail();
-        r.op = NdkOperationType.FAST_REGISTER;
+        r.op = WorkRequest.Op.FAST_REGISTER;
         r.flags = flags;
         r.context = ctx;
         r.mr = m;
@@ -340,7 +289,7 @@ final class SoftQp extends SoftObject implements NdkQp {
         r.va = baseVa;
         r.nSge = 0;
         r.newKey = m.issueKey();
-        return commit(r, flags);
+        return commit(flags);
     }
 
     @Override
@@ -369,12 +318,12 @@ final class SoftQp extends SoftObject implements NdkQp {
             return fail(s);
         }
         WorkRequest r = sq.tail();
-        r.op = NdkOperationType.INVALIDATE;
+        r.op = WorkRequest.Op.INVALIDATE;
         r.flags = flags;
         r.context = ctx;
         r.target = target;
         r.nSge = 0;
-        return commit(r, flags);
+        return commit(flags);
     }
 
     @Override
@@ -392,7 +341,7 @@ final class SoftQp extends SoftObject implements NdkQp {
                 return NtStatus.STATUS_INSUFFICIENT_RESOURCES;
             }
             WorkRequest w = rq.tail();
-            w.op = NdkOperationType.RECEIVE;
+            w.op = WorkRequest.Op.RECEIVE;
             w.setReceive(ctx, sgl, nSge);
             rq.commit();
             flushNow = state == State.ERROR;
@@ -435,8 +384,7 @@ final class SoftQp extends SoftObject implements NdkQp {
         if (status == NtStatus.STATUS_SUCCESS && (w.flags & NdkOpFlags.SILENT_SUCCESS) != 0) {
             return;
         }
-        int type = w.op & 0x7FFF;
-        if (!initiatorCq.push(status, bytes, qpContext, w.context, type, providerError, 0, false)) {
+        if (!initiatorCq.push(status, bytes, qpContext, w.context, w.op.resultType, providerError, 0, false)) {
             overrun();
         }
     }
@@ -448,10 +396,112 @@ final class SoftQp extends SoftObject implements NdkQp {
         }
     }
 
-    /** Moves to ERROR; the first move records a {@link QpStateEvent} with {@code reason}. */
+    // ---- state ------------------------------------------------------------------------------
+
+    State state() {
+        return state;
+    }
+
+    WireLink link() {
+        return link;
+    }
+
+    SoftConnector connector() {
+        return connector;
+    }
+
+    int effectiveIrd() {
+        return effectiveIrd;
+    }
+
+    int effectiveOrd() {
+        return effectiveOrd;
+    }
+
+    /**
+     * Moves from {@code from} to {@code to} (siw's {@code siw_qp_modify}).
+     *
+     * @return false when the QP is not in {@code from} (another event got there first; nothing changes)
+     * @throws IllegalStateException when the state machine has no such transition: a provider bug
+     */
+    boolean transition(State from, State to) {
+        if (!from.canBecome(to)) {
+            throw new IllegalStateException("QP state " + from + " -> " + to + " is not a transition");
+        }
+        boolean moved = STATE.compareAndSet(this, from, to);
+        if (moved && to == State.ERROR && from != State.ERROR) {
+            QpStateEvent.emit(this, QpStateEvent.ERROR, "transition");
+        }
+        return moved;
+    }
+
+    /**
+     * A connection attempt (connect or accept) by {@code c} starts: IDLE to CONNECTING.
+     *
+     * @return SUCCESS, or STATUS_CONNECTION_ACTIVE when the QP has (or had) a connection or is not idle
+     */
+    int beginConnect(SoftConnector c) {
+        synchronized (lock) {
+            if (connector != null || wasConnected || !transition(State.IDLE, State.CONNECTING)) {
+                return NtStatus.STATUS_CONNECTION_ACTIVE;
+            }
+            connector = c;
+            return NtStatus.STATUS_SUCCESS;
+        }
+    }
+
+    /** The read limits negotiated for the connection (known to the transport before the first frame). */
+    void readLimits(int ird, int ord) {
+        effectiveIrd = ird;
+        effectiveOrd = ord;
+    }
+
+    /** The connection is established: the QP moves to CONNECTED on {@code l} (a QP flushed meanwhile stays in ERROR). */
+    void attach(WireLink l) {
+        synchronized (lock) {
+            link = l;
+            wasConnected = true;
+            transition(State.CONNECTING, State.CONNECTED);
+        }
+    }
+
+    /**
+     * The connection {@link #attach}ed it to never started (the transport refused to start it: the peer abandoned it
+     * first): back to CONNECTING, as if never attached, so that {@link #detach} leaves the QP reusable.
+     */
+    void attachFailed() {
+        synchronized (lock) {
+            link = null;
+            wasConnected = false;
+            STATE.compareAndSet(this, State.CONNECTED, State.CONNECTING);
+        }
+    }
+
+    /** {@code c}'s attempt is over without a connection: the QP no longer depends on it and is reusable. */
+    void detach(SoftConnector c) {
+        synchronized (lock) {
+            if (connector != c) {
+                return;
+            }
+            connector = null;
+            if (!transition(State.CONNECTING, State.IDLE) && !wasConnected) {
+                STATE.compareAndSet(this, State.ERROR, State.IDLE); // flushed while connecting: reusable all the same
+            }
+        }
+    }
+
+    /** {@code c} closed: the QP forgets it (its state stays). */
+    void forgetConnector(SoftConnector c) {
+        synchronized (lock) {
+            if (connector == c) {
+                connector = null;
+            }
+        }
+    }
+
+    /** Moves to ERROR from any state; the first move records a {@link QpStateEvent} with {@code reason}. */
     void toError(String reason) {
-        State prev = state;
-        state = State.ERROR;
+        State prev = (State) STATE.getAndSet(this, State.ERROR);
         if (prev != State.ERROR) {
             QpStateEvent.emit(this, QpStateEvent.ERROR, reason);
         }
@@ -460,7 +510,7 @@ final class SoftQp extends SoftObject implements NdkQp {
     private void overrun() {
         State prev = state;
         toError("completion queue overrun");
-        Link l = link;
+        WireLink l = link;
         if (l != null && prev != State.ERROR) {
             adapter.dispatcher().run(() -> l.abort(this, Term.LLP_LOCAL_CATASTROPHIC));
         }
@@ -468,26 +518,10 @@ final class SoftQp extends SoftObject implements NdkQp {
 
     /** Moves to ERROR and cancels every outstanding request of both queues. */
     void flushAll() {
-        int n = 0;
+        int n;
         synchronized (lock) {
             toError("flushed");
-            WorkRequest w;
-            while ((w = sq.poll()) != null) {
-                if (w.op != 0) {
-                    // a request a wire engine already finished keeps its outcome; the rest are cancelled
-                    if (w.wireState == 2) {
-                        completeInitiator(w, w.wireStatus, w.wireBytes, w.wirePerr);
-                    } else {
-                        completeInitiator(w, NtStatus.STATUS_CANCELLED, 0, 0);
-                        n++;
-                    }
-                }
-                w.wireState = 0;
-                w.op = 0;
-                w.clearRefs();
-            }
-            sqUnstarted = 0;
-            sqDeferred = 0;
+            n = sq.flush();
         }
         adapter.count(NdkCounter.FLUSHED_REQUESTS, n);
         flushReceives();
@@ -523,7 +557,7 @@ final class SoftQp extends SoftObject implements NdkQp {
     void onClose() {
         // Flushes happen now and an existing connection is aborted; the close itself pends while the
         // connector still references the QP.
-        Link l = link;
+        WireLink l = link;
         if (l != null && l.up()) {
             l.abort(this, Term.LLP_LOCAL_CATASTROPHIC);
         }

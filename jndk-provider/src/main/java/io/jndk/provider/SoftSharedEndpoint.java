@@ -17,7 +17,7 @@ final class SoftSharedEndpoint extends SoftObject implements NdkSharedEndpoint {
 
     int bind(InetSocketAddress addr) {
         InetSocketAddress[] out = new InetSocketAddress[1];
-        int s = adapter.transportImpl().bind(adapter, addr, true, out);
+        int s = adapter.endpoints().bind(adapter, addr, true, out);
         if (s == NtStatus.STATUS_SUCCESS) {
             bound = out[0];
         }
@@ -30,7 +30,7 @@ final class SoftSharedEndpoint extends SoftObject implements NdkSharedEndpoint {
 
     @Override
     public int getLocalAddress(Ref<InetSocketAddress> address, IntRef length) {
-        return SoftConnector.copyAddress(bound, address, length);
+        return Endpoints.copyAddress(bound, address, length);
     }
 
     @Override
@@ -38,6 +38,6 @@ final class SoftSharedEndpoint extends SoftObject implements NdkSharedEndpoint {
 
     @Override
     void onClosed() {
-        adapter.transportImpl().release(bound);
+        adapter.endpoints().release(bound);
     }
 }

@@ -3,11 +3,11 @@ package io.jndk.provider;
 import io.jndk.provider.spi.WireConnection;
 
 /**
- * A QP's link over a wire transport: forwards work and teardown to the transport's connection. In a polling
- * engine mode the connection is known to the QP's CQs while the link is up, so that polling them drives its
- * receive side ({@link WireConnection#progress()}).
+ * A connected QP's link to its transport connection (every transport, loopback included): forwards work and
+ * teardown to the {@link WireConnection}. In a polling engine mode the connection is known to the QP's CQs while the
+ * link is up, so that polling them drives its receive side ({@link WireConnection#progress()}).
  */
-final class WireLink implements Link {
+final class WireLink {
     final WireConnection connection;
     private final SoftQp qp;
     private volatile boolean up = true;
@@ -16,13 +16,14 @@ final class WireLink implements Link {
         this.connection = connection;
         this.qp = qp;
         if (connection.progressByPolling()) {
-            qp.initiatorCq.addPoller(connection);
+            qp.initiatorCq.pollers().add(connection);
             if (qp.receiveCq != qp.initiatorCq) {
-                qp.receiveCq.addPoller(connection);
+                qp.receiveCq.pollers().add(connection);
             }
         }
     }
 
+    /** The connection is gone (failed or closed by the peer): no more work goes to it. */
     void down() {
         up = false;
         forget();
@@ -30,27 +31,27 @@ final class WireLink implements Link {
 
     /** The CQs stop driving the connection. */
     private void forget() {
-        qp.initiatorCq.removePoller(connection);
+        qp.initiatorCq.pollers().remove(connection);
         if (qp.receiveCq != qp.initiatorCq) {
-            qp.receiveCq.removePoller(connection);
+            qp.receiveCq.pollers().remove(connection);
         }
     }
 
-    @Override
-    public void kick(SoftQp qp) {
+    /** Hands the QP's queued initiator requests to the transport. */
+    void kick() {
         connection.kick();
     }
 
-    @Override
-    public void disconnect(SoftQp from) {
+    /** Graceful disconnect started by {@code from}'s consumer; the QP flushes. */
+    void disconnect(SoftQp from) {
         up = false;
         forget();
         connection.disconnect();
         from.flushAll();
     }
 
-    @Override
-    public void abort(SoftQp from, int term) {
+    /** Fatal error detected at {@code from}: a Terminate with {@code term} (0: none) and a close; the QP flushes. */
+    void abort(SoftQp from, int term) {
         if (up && term != 0) {
             from.adapter.terminate(true, term, from);
         }
@@ -60,16 +61,16 @@ final class WireLink implements Link {
         from.flushAll();
     }
 
-    @Override
-    public void reset(SoftQp from) {
+    /** Abortive close (TCP reset) by {@code from}'s consumer; the QP flushes. */
+    void reset(SoftQp from) {
         up = false;
         forget();
         connection.reset();
         from.flushAll();
     }
 
-    @Override
-    public boolean up() {
+    /** True while data can flow. */
+    boolean up() {
         return up;
     }
 }

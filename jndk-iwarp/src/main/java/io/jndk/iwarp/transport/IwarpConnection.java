@@ -269,11 +269,12 @@ public final class IwarpConnection implements WireConnection {
     // ---- WireConnection ---------------------------------------------------------------------------------
 
     @Override
-    public void start(QpPort port) {
+    public int start(QpPort port) {
         if (!active) {
             throw new IllegalStateException("start is for the active side");
         }
         begin(port, null);
+        return NtStatus.STATUS_SUCCESS;
     }
 
     /** Passive side: binds the QP, starts the threads; the TX side stays silent until the first FPDU. */

@@ -243,13 +243,13 @@ public final class IwarpTransport implements WireTransport {
     }
 
     @Override
-    public void connect(InetSocketAddress source, InetSocketAddress destination, boolean reuseAddress,
+    public int connect(InetSocketAddress source, InetSocketAddress destination, boolean reuseAddress,
                         ConnectRequest request, ActiveHandler handler) {
         connecting.incrementAndGet(); // counted first, so that concurrent connects cannot all pass the check
         if (heldConnections() > maxConnections) {
             connecting.decrementAndGet();
             Thread.ofVirtual().name("iwarp-connect").start(() -> handler.onFailed(NtStatus.STATUS_INSUFFICIENT_RESOURCES));
-            return;
+            return NtStatus.STATUS_PENDING;
         }
         Thread.ofVirtual().name("iwarp-connect").start(() -> {
             try {
@@ -258,6 +258,7 @@ public final class IwarpTransport implements WireTransport {
                 connecting.decrementAndGet();
             }
         });
+        return NtStatus.STATUS_PENDING;
     }
 
     private void runConnect(InetSocketAddress source, InetSocketAddress destination, boolean reuseAddress,
@@ -267,7 +268,7 @@ public final class IwarpTransport implements WireTransport {
             : mpaTimeout != null ? mpaTimeout : MpaParams.DEFAULT_MPA_TIMEOUT;
         try {
             params = new MpaParams(depth(request.inboundReadLimit()), depth(request.outboundReadLimit()),
-                request.privateData(), request.crc() || crc, true, EnumSet.of(RtrType.WRITE), timeout, timeout);
+                request.privateData(), crc, true, EnumSet.of(RtrType.WRITE), timeout, timeout);
         } catch (IllegalArgumentException e) {
             handler.onFailed(NtStatus.STATUS_INVALID_PARAMETER);
             return;

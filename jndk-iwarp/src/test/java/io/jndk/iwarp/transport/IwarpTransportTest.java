@@ -68,7 +68,7 @@ class IwarpTransportTest {
         }
         Outcome o = new Outcome();
         t.connect(null, new InetSocketAddress(ANY.getAddress(), port), false,
-            new ConnectRequest(new byte[0], 1, 1, false, 5_000), o);
+            new ConnectRequest(new byte[0], 1, 1, 5_000), o);
         assertThat(o.get()).isEqualTo("failed " + Integer.toHexString(NtStatus.STATUS_CONNECTION_REFUSED));
         t.shutdown();
     }
@@ -80,7 +80,7 @@ class IwarpTransportTest {
         assertThat(server.listen(ANY, r -> r.reject("no".getBytes(java.nio.charset.StandardCharsets.US_ASCII))))
             .isZero();
         Outcome o = new Outcome();
-        client.connect(null, server.boundAddress(ANY), false, new ConnectRequest(new byte[0], 1, 1, false, 5_000), o);
+        client.connect(null, server.boundAddress(ANY), false, new ConnectRequest(new byte[0], 1, 1, 5_000), o);
         assertThat(o.get()).isEqualTo("rejected no");
         server.shutdown();
         client.shutdown();
@@ -104,7 +104,7 @@ class IwarpTransportTest {
             }
         }))).isZero();
         Outcome o = new Outcome();
-        client.connect(null, server.boundAddress(ANY), false, new ConnectRequest(new byte[0], 1, 1, false, 5_000), o);
+        client.connect(null, server.boundAddress(ANY), false, new ConnectRequest(new byte[0], 1, 1, 5_000), o);
         assertThat(o.get()).isEqualTo("reply");
         assertThat(passive.get(FakeQp.GUARD_SECONDS, TimeUnit.SECONDS)).isEqualTo(NtStatus.STATUS_CONNECTION_ABORTED);
         assertThat(qp.events).isEmpty();

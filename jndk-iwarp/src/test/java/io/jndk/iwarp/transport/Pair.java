@@ -44,7 +44,7 @@ final class Pair implements AutoCloseable {
             }));
         assertThat(s).isZero();
         clientTransport.connect(null, serverTransport.boundAddress(any), false,
-            new ConnectRequest(new byte[] {3}, 4, 4, false, 5_000), new ActiveHandler() {
+            new ConnectRequest(new byte[] {3}, 4, 4, 5_000), new ActiveHandler() {
                 @Override
                 public void onReply(WireConnection connection, InetSocketAddress local, byte[] privateData,
                                     int peerIrd, int peerOrd) {

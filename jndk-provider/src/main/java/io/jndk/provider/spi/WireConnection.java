@@ -4,8 +4,13 @@ import java.net.InetSocketAddress;
 
 /** The data path of one connection. Methods never block on the network. */
 public interface WireConnection {
-    /** Active side: binds the QP and starts data flow (sends the ready-to-receive frame when negotiated). */
-    void start(QpPort qp);
+    /**
+     * Active side: binds the QP and starts data flow (sends the ready-to-receive frame when negotiated).
+     *
+     * @return {@code STATUS_SUCCESS}, or {@code STATUS_CONNECTION_ABORTED} when the transport already knows that the
+     *     peer abandoned the connection (nothing starts; the provider forgets the connection)
+     */
+    int start(QpPort qp);
 
     /** Active side: refuses the peer's accept (closes the connection). */
     void reject();

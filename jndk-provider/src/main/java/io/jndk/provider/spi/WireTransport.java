@@ -2,10 +2,21 @@ package io.jndk.provider.spi;
 
 import java.net.InetSocketAddress;
 
-/** A transport that carries connections between hosts. Methods never block on the network. */
+/**
+ * A transport: how an adapter's connections are set up and carried (one instance per adapter). Methods never block
+ * on the network. See the package documentation for the contract.
+ */
 public interface WireTransport {
-    /** The transport name ({@code iwarp}). */
+    /** The transport name ({@code loopback}, {@code iwarp}, ...). */
     String name();
+
+    /**
+     * Whether local ports come from the host's port space (the transport binds host sockets), so that the provider
+     * picks a free one from the host; false: the provider's endpoint table is the only port space.
+     */
+    default boolean hostPorts() {
+        return true;
+    }
 
     /**
      * Starts listening on an address the provider has already reserved in its endpoint table.
@@ -20,11 +31,15 @@ public interface WireTransport {
 
     /**
      * Starts an active connection from {@code source} (port already chosen) to {@code destination}. The
-     * outcome reaches {@code handler} exactly once, on a transport thread.
+     * outcome reaches {@code handler} exactly once, on a transport thread (or on the caller's, once this returned),
+     * unless the attempt fails at once.
      *
      * @param reuseAddress the source address is a shared endpoint used by several connections
+     * @return {@code STATUS_PENDING} (the outcome goes to {@code handler}), or the failure status of an attempt
+     *     that ended before anything left (the handler is not called): {@code STATUS_HOST_UNREACHABLE},
+     *     {@code STATUS_CONNECTION_REFUSED}, {@code STATUS_INVALID_ADDRESS}, ...
      */
-    void connect(InetSocketAddress source, InetSocketAddress destination, boolean reuseAddress, ConnectRequest request,
+    int connect(InetSocketAddress source, InetSocketAddress destination, boolean reuseAddress, ConnectRequest request,
             ActiveHandler handler);
 
     /** Releases everything (adapter close). */

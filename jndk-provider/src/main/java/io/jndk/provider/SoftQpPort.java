@@ -11,11 +11,14 @@ import io.jndk.provider.spi.WireRequest;
 import io.jndk.provider.spi.Term;
 
 /**
- * The verbs engine's side of a QP connected over a wire transport. Requests stay in the initiator queue until
- * they finish and complete in posting order; every inbound tagged access and every local SGE goes through
- * the token table's checks before the transport sees memory.
+ * The verbs engine's side of one connected QP, for every transport: the only implementation of the initiator and
+ * responder rules. Initiator requests are taken from the QP's {@link SendQueue} in posting order (local operations
+ * execute here), stay there until they finish, and complete in posting order. Every local SGE and every inbound
+ * tagged access goes through the token table's one check before a transport sees memory (as a {@link BufferCursor});
+ * inbound Sends take posted receives, with the overflow and invalidation rules; a failure moves the QP to error and
+ * flushes it.
  */
-final class WirePort implements QpPort {
+final class SoftQpPort implements QpPort {
     private final SoftQp qp;
     private final WorkRequest recv = new WorkRequest(64, 0);
     private final CheckedCursor.Sgl recvCursor = new CheckedCursor.Sgl(64);
@@ -26,7 +29,7 @@ final class WirePort implements QpPort {
     private boolean receiving;
     private Object receiveContext;
 
-    WirePort(SoftQp qp) {
+    SoftQpPort(SoftQp qp) {
         this.qp = qp;
     }
 
@@ -35,31 +38,30 @@ final class WirePort implements QpPort {
     @Override
     public int nextRequest(WireRequest out, int readsOutstanding) {
         synchronized (qp.lock) {
+            SendQueue sq = qp.sq;
             while (true) {
-                if (qp.state == SoftQp.State.ERROR || qp.sqReleased() == 0) {
+                WorkRequest w = qp.state() == SoftQp.State.ERROR ? null : sq.peekNext();
+                if (w == null) {
                     return NONE;
                 }
-                WorkRequest w = qp.sq.peek(qp.sq.size() - qp.sqUnstarted);
                 if ((w.flags & NdkOpFlags.READ_FENCE) != 0 && readsOutstanding > 0) {
                     return FENCED;
                 }
-                qp.sqUnstarted--;
-                w.wireState = 1;
-                int local = switch (w.op) {
-                    case NdkOperationType.BIND -> LocalOps.bind(qp, w);
-                    case NdkOperationType.FAST_REGISTER -> LocalOps.fastRegister(qp, w);
-                    case NdkOperationType.INVALIDATE -> LocalOps.invalidate(qp, w);
-                    default -> -1;
-                };
-                if (local == NtStatus.STATUS_SUCCESS) {
-                    finish(w, NtStatus.STATUS_SUCCESS, 0, 0);
+                sq.start(w);
+                if (w.op.local()) {
+                    int local = switch (w.op) {
+                        case BIND -> LocalOps.bind(qp, w);
+                        case FAST_REGISTER -> LocalOps.fastRegister(qp, w);
+                        default -> LocalOps.invalidate(qp, w);
+                    };
+                    if (local != NtStatus.STATUS_SUCCESS) {
+                        localFailure(w, local);
+                        return FAILED;
+                    }
+                    sq.finish(w, NtStatus.STATUS_SUCCESS, 0, 0);
                     continue;
                 }
-                if (local != -1) {
-                    localFailure(w, local);
-                    return FAILED;
-                }
-                boolean read = w.op == NdkOperationType.READ;
+                boolean read = w.op == WorkRequest.Op.READ;
                 if (w.cursor == null) {
                     w.cursor = new CheckedCursor.Sgl(Math.max(qp.maxInitiatorSge, 1));
                 }
@@ -67,12 +69,16 @@ final class WirePort implements QpPort {
                     localFailure(w, NtStatus.STATUS_ACCESS_VIOLATION);
                     return FAILED;
                 }
-                out.kind = read ? WireRequest.READ : w.op == NdkOperationType.WRITE ? WireRequest.WRITE : WireRequest.SEND;
+                out.kind = switch (w.op) {
+                    case READ -> WireRequest.READ;
+                    case WRITE -> WireRequest.WRITE;
+                    default -> WireRequest.SEND;
+                };
                 out.length = w.cursor.total;
                 out.remoteAddress = w.remoteAddress;
                 out.remoteToken = w.remoteToken;
                 out.solicited = (w.flags & NdkOpFlags.SEND_AND_SOLICIT_EVENT) != 0;
-                out.invalidate = w.op == (NdkOperationType.SEND | 0x8000);
+                out.invalidate = w.op == WorkRequest.Op.SEND_INVALIDATE;
                 out.invalidateToken = out.invalidate ? w.remoteToken : 0;
                 out.local = w.cursor;
                 out.handle = w;
@@ -83,9 +89,9 @@ final class WirePort implements QpPort {
 
     /** Under the QP lock: a local error completes the request, the QP goes to error, the rest flushes. */
     private void localFailure(WorkRequest w, int status) {
-        finish(w, status, 0, 0);
+        qp.sq.finish(w, status, 0, 0);
         qp.toError("local error " + NtStatus.name(status));
-        SoftConnector c = qp.connector;
+        SoftConnector c = qp.connector();
         qp.adapter.dispatcher().run(() -> {
             qp.flushAll();
             if (c != null) {
@@ -94,37 +100,16 @@ final class WirePort implements QpPort {
         });
     }
 
-    /** Under the QP lock: marks a request finished and completes every finished request at the head, in order. */
-    private void finish(WorkRequest w, int status, int bytes, int perr) {
-        w.wireState = 2;
-        w.wireStatus = status;
-        w.wireBytes = bytes;
-        w.wirePerr = perr;
-        int started = qp.sq.size() - qp.sqUnstarted;
-        while (started > 0) {
-            WorkRequest h = qp.sq.peek(0);
-            if (h.wireState != 2) {
-                break;
-            }
-            qp.sq.poll();
-            started--;
-            qp.completeInitiator(h, h.wireStatus, h.wireBytes, h.wirePerr);
-            h.wireState = 0;
-            h.op = 0;
-            h.clearRefs();
-        }
-    }
-
     @Override
     public void sent(WireRequest r) {
         synchronized (qp.lock) {
             WorkRequest w = (WorkRequest) r.handle;
-            if (w.wireState != 1) {
+            if (!qp.sq.isStarted(w)) {
                 return;
             }
             if (r.kind != WireRequest.READ) { // a Read's bytes count in when its response is placed
                 qp.adapter.count(NdkCounter.BYTES_OUT, r.length);
-                finish(w, NtStatus.STATUS_SUCCESS, 0, 0);
+                qp.sq.finish(w, NtStatus.STATUS_SUCCESS, 0, 0);
             }
         }
     }
@@ -133,12 +118,12 @@ final class WirePort implements QpPort {
     public void readDone(WireRequest r) {
         synchronized (qp.lock) {
             WorkRequest w = (WorkRequest) r.handle;
-            if (w.wireState != 1) {
+            if (!qp.sq.isStarted(w)) {
                 return;
             }
             LocalOps.readLocalInvalidate(qp, w);
             qp.adapter.count(NdkCounter.BYTES_IN, r.length);
-            finish(w, NtStatus.STATUS_SUCCESS, (int) r.length, 0);
+            qp.sq.finish(w, NtStatus.STATUS_SUCCESS, (int) r.length, 0);
         }
     }
 
@@ -146,7 +131,7 @@ final class WirePort implements QpPort {
 
     @Override
     public int writeTarget(int stag, long to, long length, BufferCursor[] out) {
-        if (qp.state == SoftQp.State.ERROR) {
+        if (qp.state() == SoftQp.State.ERROR) {
             return Term.RDMAP_CATASTROPHIC_STREAM;
         }
         int r = qp.adapter.tokens().checkRemote(stag, to, length, TokenTable.RIGHT_REMOTE_WRITE, qp.pd, writeRange.target);
@@ -162,7 +147,7 @@ final class WirePort implements QpPort {
 
     @Override
     public int readSource(int stag, long to, long length, BufferCursor[] out) {
-        if (qp.state == SoftQp.State.ERROR) {
+        if (qp.state() == SoftQp.State.ERROR) {
             return Term.RDMAP_CATASTROPHIC_STREAM;
         }
         CheckedCursor.Range range = nextReadRange();
@@ -185,7 +170,7 @@ final class WirePort implements QpPort {
      */
     private CheckedCursor.Range nextReadRange() {
         if (readRanges == null) {
-            readRanges = new CheckedCursor.Range[Math.max(1, qp.effectiveIrd) + READ_RESPONSE_BATCH];
+            readRanges = new CheckedCursor.Range[Math.max(1, qp.effectiveIrd()) + READ_RESPONSE_BATCH];
             for (int i = 0; i < readRanges.length; i++) {
                 readRanges[i] = new CheckedCursor.Range();
             }
@@ -197,12 +182,12 @@ final class WirePort implements QpPort {
 
     @Override
     public int inboundReadLimit() {
-        return qp.effectiveIrd;
+        return qp.effectiveIrd();
     }
 
     @Override
     public int outboundReadLimit() {
-        return qp.effectiveOrd;
+        return qp.effectiveOrd();
     }
 
     /**
@@ -219,7 +204,7 @@ final class WirePort implements QpPort {
     }
 
     private int beginReceiveLocked(BufferCursor[] out) {
-        if (qp.state == SoftQp.State.ERROR) {
+        if (qp.state() == SoftQp.State.ERROR) {
             return Term.RDMAP_CATASTROPHIC_STREAM;
         }
         if (!qp.takeReceive(recv)) {
@@ -288,25 +273,18 @@ final class WirePort implements QpPort {
     public void failed(int status, int term, boolean sent, int reason) {
         synchronized (qp.lock) {
             qp.toError(DisconnectReason.name(reason));
-            int started = qp.sq.size() - qp.sqUnstarted;
-            for (int i = 0; i < started; i++) {
-                WorkRequest w = qp.sq.peek(i);
-                if (w.wireState == 1) {
-                    finish(w, status, 0, term);
-                    break;
-                }
-            }
+            qp.sq.failOldestStarted(status, term);
         }
         if (term != 0 || reason == DisconnectReason.TERMINATE_RECEIVED) {
             qp.adapter.terminate(sent, term, qp);
         }
         failReceive(NtStatus.STATUS_CANCELLED, 0);
-        Link l = qp.link;
-        if (l instanceof WireLink wl) {
-            wl.down();
+        WireLink l = qp.link();
+        if (l != null) {
+            l.down();
         }
         qp.flushAll();
-        SoftConnector c = qp.connector;
+        SoftConnector c = qp.connector();
         if (c != null) {
             c.indicateDisconnect(reason);
         }
@@ -314,14 +292,12 @@ final class WirePort implements QpPort {
 
     @Override
     public void peerClosed() {
-        if (qp.state == SoftQp.State.CONNECTED) {
-            qp.state = SoftQp.State.PEER_DISCONNECTED;
+        qp.transition(SoftQp.State.CONNECTED, SoftQp.State.PEER_DISCONNECTED);
+        WireLink l = qp.link();
+        if (l != null) {
+            l.down();
         }
-        Link l = qp.link;
-        if (l instanceof WireLink wl) {
-            wl.down();
-        }
-        SoftConnector c = qp.connector;
+        SoftConnector c = qp.connector();
         if (c != null) {
             c.indicateDisconnect(DisconnectReason.PEER_GRACEFUL_CLOSE);
         }

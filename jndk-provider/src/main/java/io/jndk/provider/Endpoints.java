@@ -10,50 +10,40 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Connection management shared by the adapters of one transport: the endpoint table (ND port = TCP port),
- * listeners, 4-tuples in use, and the addresses adapters own. The loopback transport resolves connections
- * inside the JVM; the data path of a connection is a {@link Link}.
+ * The endpoint table shared by the adapters of one transport in this JVM (NDKPI §7.6): the local addresses held
+ * (ND port = the transport's port), with their reference counts, and the 4-tuples of connections in use. Listening
+ * and connecting are the transport's ({@link io.jndk.provider.spi.WireTransport}); this table only decides which
+ * local endpoints may be used.
  */
-class Transport {
+final class Endpoints {
     static final int EPHEMERAL_LOW = 49152, EPHEMERAL_HIGH = 65535;
 
-    private static final Map<String, Transport> NAMED = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final Map<String, Endpoints> NAMED = new java.util.concurrent.ConcurrentHashMap<>();
 
-    /** The in-JVM loopback transport. */
-    static final Transport LOOPBACK = named("loopback");
-
-    /** The endpoint table of a transport, one per name in the JVM. */
-    static Transport named(String name) {
-        return NAMED.computeIfAbsent(name, Transport::new);
+    /**
+     * The endpoint table of a transport, one per name in the JVM.
+     *
+     * @param hostPorts ports come from the host's port space (a transport over host sockets), not from the table alone
+     */
+    static Endpoints named(String name, boolean hostPorts) {
+        Endpoints e = NAMED.computeIfAbsent(name, Endpoints::new);
+        e.osPorts = hostPorts;
+        return e;
     }
 
     private final String name;
     private final Map<InetSocketAddress, int[]> endpoints = new HashMap<>();
-    private final Map<InetSocketAddress, SoftListener> listeners = new HashMap<>();
     private final Set<String> tuples = new HashSet<>();
-    private final Map<InetAddress, Integer> owners = new HashMap<>();
     private int nextEphemeral = EPHEMERAL_LOW;
     /** Ports come from the host's port space (wire transports) rather than the in-JVM table alone. */
     volatile boolean osPorts;
 
-    Transport(String name) {
+    private Endpoints(String name) {
         this.name = name;
     }
 
     String name() {
         return name;
-    }
-
-    synchronized void adapterOpened(SoftAdapter a) {
-        owners.merge(a.address(), 1, Integer::sum);
-    }
-
-    synchronized void adapterClosed(SoftAdapter a) {
-        owners.computeIfPresent(a.address(), (k, v) -> v == 1 ? null : v - 1);
-    }
-
-    synchronized boolean owned(InetAddress ip) {
-        return owners.containsKey(ip);
     }
 
     static boolean wildcard(InetAddress ip) {
@@ -158,38 +148,30 @@ class Transport {
         }
     }
 
-    synchronized void listen(InetSocketAddress addr, SoftListener l) {
-        listeners.put(addr, l);
-    }
-
-    synchronized void unlisten(InetSocketAddress addr, SoftListener l) {
-        listeners.remove(addr, l);
-    }
-
-    /** The listener for a destination (exact address first, then the wildcard on that port). */
-    synchronized SoftListener findListener(InetSocketAddress dst) {
-        SoftListener l = listeners.get(dst);
-        if (l == null) {
-            InetAddress any;
-            try {
-                any = dst.getAddress() instanceof Inet4Address ? InetAddress.getByName("0.0.0.0")
-                        : InetAddress.getByName("::");
-            } catch (java.net.UnknownHostException e) {
-                return null;
-            }
-            l = listeners.get(new InetSocketAddress(any, dst.getPort()));
-            if (l != null && !l.adapter.address().equals(dst.getAddress())) {
-                l = null;
-            }
-        }
-        return l;
-    }
-
     synchronized boolean addTuple(InetSocketAddress local, InetSocketAddress remote) {
         return tuples.add(local + ">" + remote);
     }
 
     synchronized void removeTuple(InetSocketAddress local, InetSocketAddress remote) {
         tuples.remove(local + ">" + remote);
+    }
+
+    /**
+     * An address query's answer (GetLocalAddress, GetPeerAddress): {@code STATUS_BUFFER_TOO_SMALL} with the size
+     * needed (16 octets for IPv4, 28 for IPv6) when {@code length} is short, else the address.
+     */
+    static int copyAddress(InetSocketAddress a, io.jndk.api.Ref<InetSocketAddress> out, io.jndk.api.IntRef length) {
+        int need = a == null || a.getAddress() instanceof Inet4Address ? 16 : 28;
+        if (length == null || length.value < need) {
+            if (length != null) {
+                length.value = need;
+            }
+            return NtStatus.STATUS_BUFFER_TOO_SMALL;
+        }
+        length.value = need;
+        if (out != null) {
+            out.set(a);
+        }
+        return NtStatus.STATUS_SUCCESS;
     }
 }
