@@ -40,7 +40,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
-import java.util.zip.CRC32C;
 
 /**
  * The iWARP stream engine of one connection: an RDMAP/DDP/MPA byte stream over a {@link SocketChannel}, driven by
@@ -1322,17 +1321,12 @@ public final class IwarpConnection implements WireConnection {
      */
     private final class Tx implements Runnable {
         private final FpduEncoder encoder = new FpduEncoder(negotiated.crc());
-        private final CRC32C crc = new CRC32C();
-        private final boolean crcOn = negotiated.crc();
         /** Headers, trailers and small payloads of the batch being built. */
         private final ByteBuffer stage = ByteBuffer.allocateDirect(STAGE_BYTES);
         /** Views of {@link #stage} for the I/O vector, each made the first time a batch needs that many. */
         private final ByteBuffer[] stageViews = new ByteBuffer[GATHER];
-        private final ByteBuffer crcView = stage.duplicate();
         private final ByteBuffer[] gather = new ByteBuffer[GATHER];
         private final ByteBuffer[] viewScratch = new ByteBuffer[MAX_SLICES];
-        private final DdpTaggedHeaderFlyweight tagged = new DdpTaggedHeaderFlyweight();
-        private final DdpUntaggedHeaderFlyweight untagged = new DdpUntaggedHeaderFlyweight();
         /** Requests of the batch, completed ({@code sent}) once it is written; {@code nextRequest} fills them. */
         private final WireRequest[] batch = new WireRequest[BATCH_REQUESTS];
         private int entries;
@@ -1763,66 +1757,37 @@ public final class IwarpConnection implements WireConnection {
             return true;
         }
 
-        /** Appends one FPDU: header, payload ({@code count} views from {@code viewScratch[first]}), pad, CRC. */
+        /**
+         * Appends one FPDU: header, payload ({@code count} views from {@code viewScratch[first]}), pad, CRC. The
+         * encoder writes the framing; a payload up to {@link #STAGED_PAYLOAD} octets is copied behind the header,
+         * a larger one is gathered from its views.
+         */
         private void appendFpdu(RdmapOpcode op, int headerLength, int key, long to, int msn, int mo, boolean last,
                                 int first, int count, int payload) throws IOException {
             boolean stagedPayload = payload <= STAGED_PAYLOAD;
             room(stagedPayload ? 0 : count, headerLength + (stagedPayload ? payload : 0) + 8);
             int at = stage.position();
-            if (op.tagged()) {
-                tagged.wrap(stage, at + FpduFlyweight.ULPDU_OFFSET);
-                tagged.control(true, last).opcode(op);
-                tagged.stag(key).taggedOffset(to);
-            } else {
-                untagged.wrap(stage, at + FpduFlyweight.ULPDU_OFFSET);
-                untagged.control(false, last).opcode(op);
-                untagged.rsvdUlp(key).queueNumber(op.queueNumber()).msn(msn).messageOffset(mo);
-            }
-            int ulpdu = headerLength - FpduFlyweight.LENGTH_FIELD_LENGTH + payload;
-            stage.putShort(at, (short) ulpdu);
-            int pad = FpduFlyweight.padLength(ulpdu);
-            int end = at + headerLength;
+            int end = at + encoder.header(stage, at, op, last, key, to, msn, mo, payload);
             if (stagedPayload) {
                 stage.position(end);
                 for (int i = first; i < first + count; i++) {
                     stage.put(viewScratch[i]);
                 }
                 end = stage.position();
-            }
-            int value = 0;
-            if (crcOn) {
-                crc.reset();
-                crcView.limit(end).position(at);
-                crc.update(crcView);
-                if (!stagedPayload) {
-                    for (int i = first; i < first + count; i++) {
-                        ByteBuffer b = viewScratch[i];
-                        int p = b.position();
-                        crc.update(b);
-                        b.position(p);
-                    }
-                }
-                for (int i = 0; i < pad; i++) {
-                    crc.update(0);
-                }
-                value = (int) crc.getValue();
-            }
-            int from = at; // the staged piece the trailer ends: the whole FPDU, or only its trailer after the views
-            if (!stagedPayload) {
+                int trailerEnd = end + encoder.trailer(stage, at, end, null, 0, 0);
+                stage.position(trailerEnd);
+                staged(at, trailerEnd);
+            } else {
+                int trailerEnd = end + encoder.trailer(stage, at, end, viewScratch, first, count);
                 staged(at, end);
                 for (int i = first; i < first + count; i++) {
                     ByteBuffer b = viewScratch[i];
                     gather[entries++] = b;
                     batchBytes += b.remaining();
                 }
-                from = end;
+                stage.position(trailerEnd);
+                staged(end, trailerEnd);
             }
-            for (int i = 0; i < pad; i++) {
-                stage.put(end + i, (byte) 0);
-            }
-            stage.putInt(end + pad, Integer.reverseBytes(value));
-            stage.position(end + pad + FpduFlyweight.CRC_LENGTH);
-            staged(from, stage.position());
             counters.fpduOut();
         }
 
