@@ -1,12 +1,9 @@
 package io.jndk.iwarp.transport;
 
-import io.jndk.api.DisconnectReason;
 import io.jndk.api.NtStatus;
 import io.jndk.iwarp.cm.MpaNegotiated;
 import io.jndk.iwarp.cm.Rtr;
 import io.jndk.iwarp.codec.CrcVerdict;
-import io.jndk.iwarp.codec.DdpTaggedHeaderFlyweight;
-import io.jndk.iwarp.codec.DdpUntaggedHeaderFlyweight;
 import io.jndk.iwarp.codec.FpduDecoder;
 import io.jndk.iwarp.codec.FpduEncoder;
 import io.jndk.iwarp.codec.FpduError;
@@ -15,7 +12,6 @@ import io.jndk.iwarp.codec.FpduHeaderView;
 import io.jndk.iwarp.codec.FpduListener;
 import io.jndk.iwarp.codec.RdmapOpcode;
 import io.jndk.iwarp.codec.ReadRequestFlyweight;
-import io.jndk.iwarp.codec.TerminateCode;
 import io.jndk.iwarp.codec.TerminateFlyweight;
 import io.jndk.iwarp.pcap.PcapWriter;
 import io.jndk.provider.spi.Term;
@@ -499,8 +495,7 @@ public final class IwarpConnection implements WireConnection {
             more = t.turns(INLINE_TURNS) == INLINE_TURNS || t.leftWork;
         } catch (IOException | RuntimeException e) {
             if (!localClose && !closed.get()) {
-                record(new Failure(NtStatus.STATUS_CONNECTION_RESET, 0, false, DisconnectReason.CONNECTION_RESET,
-                    null, true));
+                record(Failure.connectionReset());
             }
         } finally {
             txOwner.set(false);
@@ -525,12 +520,12 @@ public final class IwarpConnection implements WireConnection {
     @Override
     public void abort(int term) {
         endReported.set(true); // the provider knows: no failed() back
-        ByteBuffer frame = term == 0 ? null : terminateFrame(new FpduEncoder(negotiated.crc()), term, null, null, 0);
+        Failure f = new Terminates(new FpduEncoder(negotiated.crc())).sending(term, null);
         if (!started.get()) {
             reject();
             return;
         }
-        record(new Failure(NtStatus.STATUS_CANCELLED, term, true, DisconnectReason.TERMINATE_SENT, frame, false));
+        record(f);
     }
 
     @Override
@@ -649,49 +644,12 @@ public final class IwarpConnection implements WireConnection {
         }
     }
 
-    /**
-     * Builds a Terminate FPDU for a packed {@link Term} code with the attachments IWARP.md 3.8 asks for.
-     *
-     * @param header the offending FPDU's header, or {@code null}
-     * @param opcode its opcode (when {@code header} is given)
-     * @param payloadLength its DDP payload length (the DDP Segment Length field)
-     */
-    static ByteBuffer terminateFrame(FpduEncoder encoder, int term, FpduHeaderView header, RdmapOpcode opcode,
-                                     int payloadLength) {
-        int layer = Term.layer(term), etype = Term.etype(term), code = Term.code(term);
-        boolean attach = header != null && attachesDdpHeader(layer, etype, code);
-        int attached = 0;
-        boolean r = false;
-        if (attach) {
-            attached = opcode.tagged() ? DdpTaggedHeaderFlyweight.LENGTH : DdpUntaggedHeaderFlyweight.LENGTH;
-            if (layer == Term.LAYER_RDMAP && etype == TerminateCode.ETYPE_RDMAP_REMOTE_PROTECTION
-                && opcode == RdmapOpcode.RDMA_READ_REQUEST) {
-                attached += ReadRequestFlyweight.LENGTH;
-                r = true;
-            }
-        }
-        ByteBuffer frame = ByteBuffer.allocate(FpduFlyweight.fpduLength(
-            DdpUntaggedHeaderFlyweight.LENGTH + TerminateFlyweight.MAX_LENGTH));
-        int n = encoder.terminate(frame, 0, 1, layer, etype, code, attach, attach, r,
-            attach ? payloadLength : 0, attach ? header.buffer() : null, FpduFlyweight.ULPDU_OFFSET, attached);
-        return frame.limit(n);
-    }
-
-    /** RFC 5040 Figure 10 as siw applies it: which errors copy the offending DDP header. */
-    static boolean attachesDdpHeader(int layer, int etype, int code) {
-        TerminateCode known = TerminateCode.of(layer, etype, code);
-        if (known != null) {
-            return known.copiesDdpHeader();
-        }
-        return layer != Term.LAYER_LLP && etype != 0;
-    }
-
     // ---- receive ----------------------------------------------------------------------------------------
 
     /** The receive thread and the decoder's listener. */
     private final class Rx implements Runnable, FpduListener {
         private final FpduDecoder decoder = new FpduDecoder(this, negotiated.crc());
-        private final FpduEncoder encoder = new FpduEncoder(negotiated.crc());
+        private final Terminates terminates = new Terminates(new FpduEncoder(negotiated.crc()));
         private final BufferCursor[] out = new BufferCursor[1];
         /** The socket's input stream, for {@code available()} (FIONREAD; it takes no read lock); null if closed. */
         private final java.io.InputStream input;
@@ -818,8 +776,7 @@ public final class IwarpConnection implements WireConnection {
                     failPassive(NtStatus.STATUS_CONNECTION_ABORTED);
                 } else {
                     abandonReceive();
-                    record(new Failure(NtStatus.STATUS_CONNECTION_RESET, 0, false,
-                        DisconnectReason.CONNECTION_RESET, null, true));
+                    record(Failure.connectionReset());
                 }
             }
         }
@@ -912,8 +869,7 @@ public final class IwarpConnection implements WireConnection {
             }
             if (!decoder.atFrameBoundary()) {
                 // the stream ended inside an FPDU: the connection was lost (RFC 5044), not closed in order
-                record(new Failure(NtStatus.STATUS_CONNECTION_RESET, 0, false, DisconnectReason.CONNECTION_RESET, null,
-                    true));
+                record(Failure.connectionReset());
                 return;
             }
             if (endReported.compareAndSet(false, true)) {
@@ -944,29 +900,7 @@ public final class IwarpConnection implements WireConnection {
                 return;
             }
             abandonReceive();
-            TerminateCode code = error.terminate();
-            if (code == null) { // a malformed Terminate: close, never answer
-                record(new Failure(NtStatus.STATUS_REMOTE_RESOURCES, 0, false, DisconnectReason.TERMINATE_RECEIVED,
-                    null, true));
-                return;
-            }
-            int term = Term.of(code.layer(), code.errorType(), code.errorCode());
-            ByteBuffer frame;
-            if (code.copiesDdpHeader() && decoder.collectedHeaderLength() >= FpduFlyweight.ULPDU_OFFSET
-                + DdpTaggedHeaderFlyweight.LENGTH) {
-                ByteBuffer copy = ByteBuffer.allocate(FpduFlyweight.ULPDU_OFFSET + DdpUntaggedHeaderFlyweight.LENGTH);
-                int copied = decoder.copyDdpHeader(copy, FpduFlyweight.ULPDU_OFFSET);
-                int ulpdu = decoder.header().buffer().getShort(0) & 0xFFFF;
-                frame = ByteBuffer.allocate(FpduFlyweight.fpduLength(
-                    DdpUntaggedHeaderFlyweight.LENGTH + TerminateFlyweight.MAX_LENGTH));
-                int n = encoder.terminate(frame, 0, 1, code, false, Math.max(0, ulpdu - copied), copy,
-                    FpduFlyweight.ULPDU_OFFSET, copied);
-                frame.limit(n);
-            } else {
-                frame = ByteBuffer.allocate(64);
-                frame.limit(encoder.terminate(frame, 0, 1, code, false, 0, null, 0, 0));
-            }
-            record(new Failure(NtStatus.STATUS_CANCELLED, term, true, DisconnectReason.TERMINATE_SENT, frame, false));
+            record(terminates.answering(error, decoder));
         }
 
         /**
@@ -1004,12 +938,12 @@ public final class IwarpConnection implements WireConnection {
 
         /** A check failed on the current FPDU: Terminate (attachments per IWARP.md 3.8), stop decoding. */
         private void protocolError(int term, FpduHeaderView header) {
-            ByteBuffer frame = terminateFrame(encoder, term, header, header.opcode(), header.payloadLength());
+            Failure f = terminates.sending(term, header);
             if (receive != null) {
                 receive = null;
                 qp.failReceive(NtStatus.STATUS_CANCELLED, term);
             }
-            record(new Failure(NtStatus.STATUS_CANCELLED, term, true, DisconnectReason.TERMINATE_SENT, frame, false));
+            record(f);
             decoder.stop();
         }
 
@@ -1074,8 +1008,7 @@ public final class IwarpConnection implements WireConnection {
                     TerminateFlyweight t = h.terminate();
                     int term = Term.of(t.layer(), t.errorType(), t.errorCode());
                     abandonReceive();
-                    record(new Failure(NtStatus.STATUS_REMOTE_RESOURCES, term, false,
-                        DisconnectReason.TERMINATE_RECEIVED, null, true));
+                    record(Failure.terminateReceived(term));
                     decoder.stop();
                 }
             }
@@ -1321,6 +1254,7 @@ public final class IwarpConnection implements WireConnection {
      */
     private final class Tx implements Runnable {
         private final FpduEncoder encoder = new FpduEncoder(negotiated.crc());
+        private final Terminates terminates = new Terminates(encoder);
         /** Headers, trailers and small payloads of the batch being built. */
         private final ByteBuffer stage = ByteBuffer.allocateDirect(STAGE_BYTES);
         /** Views of {@link #stage} for the I/O vector, each made the first time a batch needs that many. */
@@ -1377,8 +1311,7 @@ public final class IwarpConnection implements WireConnection {
                 }
                 Failure f = failure.get();
                 if (f == null && !localClose && !closed.get()) {
-                    record(new Failure(NtStatus.STATUS_CONNECTION_RESET, 0, false, DisconnectReason.CONNECTION_RESET,
-                        null, true));
+                    record(Failure.connectionReset());
                 }
                 f = failure.get();
                 if (f != null) {
@@ -1528,7 +1461,7 @@ public final class IwarpConnection implements WireConnection {
 
         /** Sends the recorded failure's Terminate (if the stream is at an FPDU boundary) and reports it. */
         private void finish(Failure f, boolean writable) {
-            if (writable && written > 0 && f.frame != null && !outputShut) {
+            if (writable && written > 0 && f.frame() != null && !outputShut) {
                 // a poster left part of a batch written (polling mode): the rest goes, so that the Terminate
                 // starts at an FPDU boundary
                 try {
@@ -1540,9 +1473,9 @@ public final class IwarpConnection implements WireConnection {
             if (writable) {
                 discard(); // whole FPDUs only: what was not written yet never goes
             }
-            if (writable && f.frame != null && !outputShut) {
+            if (writable && f.frame() != null && !outputShut) {
                 try {
-                    ByteBuffer frame = f.frame.duplicate();
+                    ByteBuffer frame = f.frame().duplicate();
                     if (capture != null) {
                         capture.record(active, frame, frame.position(), frame.remaining());
                     }
@@ -1555,9 +1488,9 @@ public final class IwarpConnection implements WireConnection {
                 }
             }
             if (endReported.compareAndSet(false, true)) {
-                qp.failed(f.status, f.term, f.sent, f.reason);
+                qp.failed(f.status(), f.term(), f.sent(), f.reason());
             }
-            if (f.closeNow) {
+            if (f.closeNow()) {
                 closeChannel();
             }
         }
@@ -1666,9 +1599,7 @@ public final class IwarpConnection implements WireConnection {
         }
 
         private void localFailure() {
-            record(new Failure(NtStatus.STATUS_CANCELLED, Term.RDMAP_CATASTROPHIC, true,
-                DisconnectReason.TERMINATE_SENT,
-                terminateFrame(encoder, Term.RDMAP_CATASTROPHIC, null, null, 0), false));
+            record(terminates.localCatastrophic());
         }
 
         private void sendReadRequest(WireRequest r) throws IOException {
@@ -1945,7 +1876,4 @@ public final class IwarpConnection implements WireConnection {
         BufferCursor source;
     }
 
-    /** How the connection failed; the TX thread sends {@link #frame} (if any) and reports it. */
-    private record Failure(int status, int term, boolean sent, int reason, ByteBuffer frame, boolean closeNow) {
-    }
 }
