@@ -128,7 +128,7 @@ public final class IwarpConnection implements WireConnection {
     private final int segmentLength;
     private final InetSocketAddress local;
     private final InetSocketAddress remote;
-    private final PcapWriter.TcpStream capture;
+    private final ConnectionCapture capture;
     private final ByteBuffer surplus;
     private final int sinkStag;
 
@@ -179,7 +179,6 @@ public final class IwarpConnection implements WireConnection {
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicBoolean endReported = new AtomicBoolean();
-    private final AtomicBoolean localFinCaptured = new AtomicBoolean();
     private final AtomicInteger passiveState = new AtomicInteger(PASSIVE_PENDING);
     private final AtomicInteger liveThreads = new AtomicInteger();
     private final AtomicReference<Failure> failure = new AtomicReference<>();
@@ -222,7 +221,7 @@ public final class IwarpConnection implements WireConnection {
         this.segmentLength = mss & ~7;
         this.local = negotiated.localAddress();
         this.remote = negotiated.remoteAddress();
-        this.capture = capture;
+        this.capture = ConnectionCapture.of(capture, active);
         this.sinkStag = ThreadLocalRandom.current().nextInt(1, 1 << 24) << 8;
     }
 
@@ -625,7 +624,7 @@ public final class IwarpConnection implements WireConnection {
             } catch (IOException ignored) {
                 // nothing left to do
             }
-            captureLocalFin();
+            capture.localFin();
             onClose.run();
             closedLatch.countDown();
             wake();
@@ -634,13 +633,6 @@ public final class IwarpConnection implements WireConnection {
             if (w != null) {
                 w.wakeup();
             }
-        }
-    }
-
-    /** Records this side's FIN in the capture, once. */
-    private void captureLocalFin() {
-        if (capture != null && localFinCaptured.compareAndSet(false, true)) {
-            capture.fin(active);
         }
     }
 
@@ -691,9 +683,7 @@ public final class IwarpConnection implements WireConnection {
             EngineThread deferred = EngineThread.enter();
             try {
                 if (surplus != null && surplus.hasRemaining()) {
-                    if (capture != null) {
-                        capture.record(!active, surplus, surplus.position(), surplus.remaining());
-                    }
+                    capture.inbound(surplus, surplus.position(), surplus.remaining());
                     consume(surplus);
                 }
                 boolean readOwed = false;
@@ -748,9 +738,7 @@ public final class IwarpConnection implements WireConnection {
             int n = channel.read(buffer);
             if (n < 0) {
                 if (engineThread) {
-                    if (capture != null) {
-                        capture.fin(!active);
-                    }
+                    capture.peerFin();
                     endOfStream();
                 }
                 return STEP_END;
@@ -759,9 +747,7 @@ public final class IwarpConnection implements WireConnection {
                 return STEP_IDLE; // non-blocking (polling mode): nothing there yet
             }
             buffer.flip();
-            if (capture != null) {
-                capture.record(!active, buffer, 0, n);
-            }
+            capture.inbound(buffer, 0, n);
             consume(buffer);
             return STEP_READ;
         }
@@ -1141,19 +1127,13 @@ public final class IwarpConnection implements WireConnection {
             for (int i = 0; i < k; i++) {
                 views[i].limit(views[i].position()).position(viewStarts[i]); // exactly the bytes this read placed
             }
-            if (capture != null) {
-                for (int i = 0; i < k && views[i].hasRemaining(); i++) {
-                    capture.record(!active, views[i], views[i].position(), views[i].remaining());
-                }
-            }
+            capture.inbound(views, k);
             decoder.payloadPlaced(views, 0, k, placed);
             placeOffset += placed;
             java.util.Arrays.fill(views, 0, k, null);
             if (n > placed) {
                 buffer.flip();
-                if (capture != null) {
-                    capture.record(!active, buffer, 0, buffer.remaining());
-                }
+                capture.inbound(buffer, 0, buffer.remaining());
                 consume(buffer);
             }
             return STEP_READ;
@@ -1452,7 +1432,7 @@ public final class IwarpConnection implements WireConnection {
                     flush();
                     outputShut = true;
                     channel.shutdownOutput();
-                    captureLocalFin();
+                    capture.localFin();
                     worked = true;
                 }
             }
@@ -1476,9 +1456,7 @@ public final class IwarpConnection implements WireConnection {
             if (writable && f.frame() != null && !outputShut) {
                 try {
                     ByteBuffer frame = f.frame().duplicate();
-                    if (capture != null) {
-                        capture.record(active, frame, frame.position(), frame.remaining());
-                    }
+                    capture.outbound(frame, frame.position(), frame.remaining());
                     writeWhole(frame);
                     counters.fpduOut();
                     channel.shutdownOutput();
@@ -1768,11 +1746,8 @@ public final class IwarpConnection implements WireConnection {
          */
         void flush(boolean mayLeave) throws IOException {
             if (entries > 0) {
-                if (capture != null && !captured) {
-                    for (int i = 0; i < entries; i++) {
-                        ByteBuffer b = gather[i];
-                        capture.record(active, b, b.position(), b.remaining());
-                    }
+                if (!captured) {
+                    capture.outbound(gather, entries);
                 }
                 captured = true;
                 if (!writeBatch(mayLeave)) {
