@@ -61,10 +61,7 @@ import java.util.concurrent.locks.LockSupport;
  * {@code readDone}: a Read completes where its response's last octet is placed, with no hand-off)
  * and {@code peerClosed}. A protocol error builds the Terminate here and hands it to the transmit thread.
  *
- * <p><b>Queues.</b> The outbound read queue (ORQ) is a single-producer (TX) ring whose head the RX thread
- * advances (and completes the read) when a Read Response ends; the inbound read queue (IRQ) is a ring filled by
- * RX and drained by TX, up to {@link QpPort#READ_RESPONSE_BATCH} responses per gathering write. Both are
- * preallocated.
+ * <p><b>Queues.</b> The outbound and inbound read queues (ORQ, IRQ) are preallocated rings in {@link ReadQueues}.
  *
  * <p><b>Lifecycle.</b> Both threads start in {@link #begin}. The one that ends last closes the channel.
  * After a failure a guard closes the channel if the peer does not close within {@link #LINGER_MILLIS}.
@@ -90,7 +87,6 @@ public final class IwarpConnection implements WireConnection {
     private static final int RX_BUFFER = 64 * 1024;
     /** Payloads up to this size are copied next to their header and written as one buffer. */
     static final int STAGED_PAYLOAD = 4096;
-    private static final int MAX_ORD = 128;
     /** Turns a poster runs inline before it leaves the rest to the transmit thread. */
     private static final int INLINE_TURNS = 16;
     /** Polling mode: the largest Write or Send an engine thread posting inline (it may not wait) sends itself. */
@@ -176,6 +172,8 @@ public final class IwarpConnection implements WireConnection {
     /** Held by whichever thread is transmitting: the transmit thread, or a poster in polling mode. */
     private final AtomicBoolean txOwner = new AtomicBoolean();
     private volatile Tx tx;
+    /** The ORQ and IRQ, sized from the QP's limits in {@link #begin} (before the threads start). */
+    private ReadQueues queues;
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final AtomicBoolean endReported = new AtomicBoolean();
@@ -189,18 +187,6 @@ public final class IwarpConnection implements WireConnection {
     private final WireCounters counters = new WireCounters();
 
     private static final int PASSIVE_PENDING = 0, PASSIVE_ESTABLISHED = 1, PASSIVE_FAILED = 2;
-
-    // ---- ORQ: TX appends at orqTail; RX completes (readDone) and frees at orqRxHead ----------------------------
-    private WireRequest[] orq = new WireRequest[0];
-    private volatile long orqTail;
-    private volatile long orqRxHead;
-    /** Set by TX while its next request waits for a read to complete (ORD reached, or fenced): RX wakes it. */
-    private volatile boolean txAwaitsRead;
-
-    // ---- IRQ: RX appends at irqTail; TX sends from irqHead --------------------------------------------------
-    private InboundRead[] irq = new InboundRead[0];
-    private volatile long irqTail;
-    private volatile long irqHead;
 
     /**
      * @param active whether this is the initiator's side
@@ -281,16 +267,7 @@ public final class IwarpConnection implements WireConnection {
         }
         this.qp = port;
         this.passiveHandler = handler;
-        int ord = Math.max(1, Math.min(MAX_ORD, port.outboundReadLimit()));
-        orq = new WireRequest[ord];
-        for (int i = 0; i < ord; i++) {
-            orq[i] = new WireRequest();
-        }
-        int ird = Math.max(1, Math.min(MAX_ORD, port.inboundReadLimit()));
-        irq = new InboundRead[ird];
-        for (int i = 0; i < ird; i++) {
-            irq[i] = new InboundRead();
-        }
+        queues = new ReadQueues(port);
         if (engine.poll() && !closed.get()) {
             try {
                 channel.configureBlocking(false);
@@ -970,11 +947,11 @@ public final class IwarpConnection implements WireConnection {
                     }
                 }
                 case RDMA_READ_RESPONSE -> {
-                    if (orqRxHead == orqTail) {
+                    if (queues.orqEmpty()) {
                         protocolError(Term.DDP_CATASTROPHIC, h);
                         return;
                     }
-                    WireRequest head = orq[(int) (orqRxHead % orq.length)];
+                    WireRequest head = queues.orqHead();
                     if (h.stag() != sinkStag) {
                         protocolError(Term.DDP_TAGGED_INVALID_STAG, h);
                         return;
@@ -1005,8 +982,7 @@ public final class IwarpConnection implements WireConnection {
                 protocolError(Term.DDP_UNTAGGED_INVALID_MSN, h);
                 return;
             }
-            long queued = irqTail - irqHead;
-            if (queued >= irq.length || queued >= qp.inboundReadLimit()) {
+            if (queues.irqFull()) {
                 protocolError(Term.RDMAP_CATASTROPHIC_STREAM, h);
                 return;
             }
@@ -1021,7 +997,7 @@ public final class IwarpConnection implements WireConnection {
                 }
                 source = out[0];
             }
-            InboundRead slot = irq[(int) (irqTail % irq.length)];
+            ReadQueues.InboundRead slot = queues.irqReserve();
             slot.sinkStag = rr.sinkStag();
             slot.sinkTo = rr.sinkTaggedOffset();
             slot.length = size;
@@ -1171,7 +1147,7 @@ public final class IwarpConnection implements WireConnection {
                 case RDMA_READ_RESPONSE -> {
                     responseReceived += length;
                     if (h.last()) {
-                        WireRequest head = orq[(int) (orqRxHead % orq.length)];
+                        WireRequest head = queues.orqHead();
                         if (responseReceived != head.length) {
                             protocolError(Term.DDP_TAGGED_BASE_BOUNDS, h);
                             return;
@@ -1186,17 +1162,15 @@ public final class IwarpConnection implements WireConnection {
                         doneRead.handle = head.handle;
                         qp.readDone(doneRead);
                         doneRead.handle = null;
-                        head.local = null;
-                        head.handle = null;
-                        orqRxHead = orqRxHead + 1;
-                        if (txAwaitsRead) {
+                        queues.orqRelease();
+                        if (queues.txWaitsForRead()) {
                             wake();
                         }
                     }
                 }
                 case RDMA_READ_REQUEST -> {
                     expectedReadMsn++;
-                    irqTail = irqTail + 1;
+                    queues.irqPush();
                     wake();
                 }
                 case SEND, SEND_WITH_INVALIDATE, SEND_WITH_SE, SEND_WITH_SE_AND_INVALIDATE -> {
@@ -1383,7 +1357,7 @@ public final class IwarpConnection implements WireConnection {
             if (!established || holdOutput || outputShut || failure.get() != null) {
                 return false;
             }
-            if (rtrPending || irqHead != irqTail || carried || disconnectRequested || !roomForSmall()) {
+            if (rtrPending || !queues.irqEmpty() || carried || disconnectRequested || !roomForSmall()) {
                 leftWork = true;
                 return false;
             }
@@ -1428,7 +1402,7 @@ public final class IwarpConnection implements WireConnection {
                     worked = true;
                 } else if (sendNextRequest()) {
                     worked = true;
-                } else if (disconnectRequested && irqHead == irqTail) {
+                } else if (disconnectRequested && queues.irqEmpty()) {
                     flush();
                     outputShut = true;
                     channel.shutdownOutput();
@@ -1492,10 +1466,10 @@ public final class IwarpConnection implements WireConnection {
         }
 
         private boolean sendReadResponse() throws IOException {
-            if (irqHead == irqTail) {
+            if (queues.irqEmpty()) {
                 return false;
             }
-            InboundRead r = irq[(int) (irqHead % irq.length)];
+            ReadQueues.InboundRead r = queues.irqPeek();
             BufferCursor source = r.source;
             r.source = null;
             // the slot is released just before the last segment is queued (inside sendMessage): the requester may
@@ -1510,9 +1484,10 @@ public final class IwarpConnection implements WireConnection {
         }
 
         private boolean sendNextRequest() throws IOException {
-            txAwaitsRead = true; // before reading orqRxHead: a read completing from now on wakes this thread
-            long outstanding = orqTail - orqRxHead;
-            if (outstanding >= orq.length) {
+            // before the ORQ head is read: a read completing from now on wakes this thread
+            queues.txWaitsForRead(true);
+            int outstanding = queues.orqOutstanding();
+            if (queues.orqFull(outstanding)) {
                 return false; // ORD reached: wait for a response
             }
             if (batched == batch.length) {
@@ -1524,9 +1499,9 @@ public final class IwarpConnection implements WireConnection {
                 carried = false; // taken by an owner that could not send it (tooLargeForSmallTurn)
                 result = QpPort.READY;
             } else {
-                result = qp.nextRequest(next, (int) outstanding);
+                result = qp.nextRequest(next, outstanding);
             }
-            txAwaitsRead = result == QpPort.FENCED;
+            queues.txWaitsForRead(result == QpPort.FENCED);
             building = result == QpPort.READY;
             if (building && !ownerWaits && tooLargeForSmallTurn(next)) {
                 building = false;
@@ -1581,19 +1556,9 @@ public final class IwarpConnection implements WireConnection {
         }
 
         private void sendReadRequest(WireRequest r) throws IOException {
-            WireRequest slot = orq[(int) (orqTail % orq.length)];
-            slot.kind = r.kind;
-            slot.length = r.length;
-            slot.remoteAddress = r.remoteAddress;
-            slot.remoteToken = r.remoteToken;
-            slot.local = r.local;
-            slot.handle = r.handle;
-            slot.solicited = false;
-            slot.invalidate = false;
-            slot.invalidateToken = 0;
+            // published before the write: the response may arrive before write() returns
+            WireRequest slot = queues.orqPush(r);
             clear(r);
-            // publish before the write: the response may arrive before write() returns
-            orqTail = orqTail + 1;
             int at = frameStart();
             frameStaged(at, encoder.readRequest(stage, at, ++readMsn, sinkStag, 0L, (int) slot.length,
                 slot.remoteToken, slot.remoteAddress));
@@ -1654,7 +1619,7 @@ public final class IwarpConnection implements WireConnection {
                     }
                     boolean last = offset + done + chunk == total;
                     if (last && releasesIrqSlot) {
-                        irqHead = irqHead + 1;
+                        queues.irqRelease();
                     }
                     appendFpdu(op, headerLength, key, to + offset + done, msn, (int) (offset + done), last,
                         first, v - first, chunk);
@@ -1842,13 +1807,4 @@ public final class IwarpConnection implements WireConnection {
             r.handle = null;
         }
     }
-
-    /** One queued inbound RDMA Read. */
-    private static final class InboundRead {
-        int sinkStag;
-        long sinkTo;
-        long length;
-        BufferCursor source;
-    }
-
 }
