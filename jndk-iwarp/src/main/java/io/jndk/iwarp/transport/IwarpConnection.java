@@ -14,6 +14,7 @@ import io.jndk.iwarp.codec.RdmapOpcode;
 import io.jndk.iwarp.codec.ReadRequestFlyweight;
 import io.jndk.iwarp.codec.TerminateFlyweight;
 import io.jndk.iwarp.pcap.PcapWriter;
+import io.jndk.iwarp.transport.ConnectionState.Phase;
 import io.jndk.provider.spi.Term;
 import io.jndk.provider.spi.BufferCursor;
 import io.jndk.provider.spi.EngineThread;
@@ -29,12 +30,8 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -131,16 +128,6 @@ public final class IwarpConnection implements WireConnection {
     private volatile QpPort qp;
     private volatile PassiveHandler passiveHandler;
     private volatile Thread txThread;
-    private volatile boolean established;
-    /**
-     * Passive side of an initiator that asked for no ready-to-receive frame (siw's default client mode): the
-     * connection counts as established once the Reply is written, as siw does (IWARP.md 5.4 item 16), but nothing
-     * is sent until the initiator's first frame arrived (RFC 5044 section 7.1.2, which a siw initiator enforces).
-     */
-    private volatile boolean holdOutput;
-    private volatile boolean disconnectRequested;
-    private volatile boolean localClose;
-    private volatile boolean rxEnded;
     /** The receive thread is in (or about to enter) a read straight into consumer memory. */
     private volatile boolean directRead;
     /**
@@ -174,19 +161,10 @@ public final class IwarpConnection implements WireConnection {
     private volatile Tx tx;
     /** The ORQ and IRQ, sized from the QP's limits in {@link #begin} (before the threads start). */
     private ReadQueues queues;
-    private final AtomicBoolean started = new AtomicBoolean();
-    private final AtomicBoolean closed = new AtomicBoolean();
-    private final AtomicBoolean endReported = new AtomicBoolean();
-    private final AtomicInteger passiveState = new AtomicInteger(PASSIVE_PENDING);
-    private final AtomicInteger liveThreads = new AtomicInteger();
-    private final AtomicReference<Failure> failure = new AtomicReference<>();
-    private final CountDownLatch establishedLatch = new CountDownLatch(1);
-    private final CountDownLatch closedLatch = new CountDownLatch(1);
-    private final CountDownLatch threadsDone = new CountDownLatch(1);
+    /** The lifecycle: establishment phase, failure, close, and the one-shot flags of the end. */
+    private final ConnectionState state = new ConnectionState();
     private Runnable onClose = () -> { };
     private final WireCounters counters = new WireCounters();
-
-    private static final int PASSIVE_PENDING = 0, PASSIVE_ESTABLISHED = 1, PASSIVE_FAILED = 2;
 
     /**
      * @param active whether this is the initiator's side
@@ -227,7 +205,7 @@ public final class IwarpConnection implements WireConnection {
 
     /** @return whether the channel has been closed */
     public boolean isClosed() {
-        return closed.get();
+        return state.isClosed();
     }
 
     /**
@@ -238,12 +216,7 @@ public final class IwarpConnection implements WireConnection {
      * @throws InterruptedException if interrupted
      */
     public boolean awaitClosed(long millis) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-        if (!closedLatch.await(millis, TimeUnit.MILLISECONDS)) {
-            return false;
-        }
-        return liveThreads.get() == 0 && !started.get()
-            || threadsDone.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        return state.awaitClosed(millis);
     }
 
     // ---- WireConnection ---------------------------------------------------------------------------------
@@ -262,13 +235,16 @@ public final class IwarpConnection implements WireConnection {
     }
 
     private void begin(QpPort port, PassiveHandler handler) {
-        if (!started.compareAndSet(false, true)) {
+        // the active side is established at once; a passive one when the initiator's first FPDU arrives, or (no
+        // ready-to-receive frame announced) at once, but silent until that FPDU
+        Phase to = active ? Phase.ESTABLISHED : negotiated.expectsRtr() ? Phase.AWAITING_PEER : Phase.OUTPUT_HELD;
+        if (!state.advance(Phase.NEW, to)) {
             throw new IllegalStateException("already started");
         }
         this.qp = port;
         this.passiveHandler = handler;
         queues = new ReadQueues(port);
-        if (engine.poll() && !closed.get()) {
+        if (engine.poll() && !state.isClosed()) {
             try {
                 channel.configureBlocking(false);
                 rxSelector = Selector.open();
@@ -281,22 +257,13 @@ public final class IwarpConnection implements WireConnection {
                 closeChannel();
             }
         }
-        boolean establishNow = !active && !negotiated.expectsRtr()
-            && passiveState.compareAndSet(PASSIVE_PENDING, PASSIVE_ESTABLISHED);
-        if (active || establishNow) {
-            established = true;
-        }
-        if (establishNow) {
-            holdOutput = true;
-            establishedLatch.countDown();
-        }
-        if (closed.get()) {
+        if (state.isClosed()) {
             counters.retire();
             closeSelectors();
-            threadsDone.countDown();
+            state.threadsDone();
             return;
         }
-        liveThreads.set(2);
+        state.threadsStarting(2);
         String name = "iwarp-" + local.getPort() + "-" + remote.getPort();
         Tx transmitter = new Tx();
         this.tx = transmitter;
@@ -308,7 +275,7 @@ public final class IwarpConnection implements WireConnection {
         Thread r = engine.thread(name + "-rx", receiver);
         rxThread = r;
         r.start();
-        if (establishNow) {
+        if (to == Phase.OUTPUT_HELD) {
             handler.onEstablished(this);
         }
     }
@@ -320,7 +287,7 @@ public final class IwarpConnection implements WireConnection {
     void awaitEstablished(long millis) {
         boolean done;
         try {
-            done = establishedLatch.await(millis, TimeUnit.MILLISECONDS);
+            done = state.awaitSettled(millis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             done = false;
@@ -332,8 +299,8 @@ public final class IwarpConnection implements WireConnection {
 
     @Override
     public void reject() {
-        localClose = true;
-        endReported.set(true);
+        state.closeLocally();
+        state.endReportNotNeeded();
         closeChannel();
     }
 
@@ -372,7 +339,7 @@ public final class IwarpConnection implements WireConnection {
      */
     @Override
     public int progress() {
-        if (closed.get() || rxEnded) {
+        if (state.isClosed() || state.receiveEnded()) {
             return PROGRESS_CLOSED;
         }
         if (!engine.poll() || EngineThread.isEngineThread()) {
@@ -457,7 +424,7 @@ public final class IwarpConnection implements WireConnection {
         Tx t = tx;
         // an interrupted poster would close the channel in its write (an interruptible channel), or not wait in a
         // selector: leave it to TX
-        if (t == null || failure.get() != null || closed.get() || Thread.currentThread().isInterrupted()
+        if (t == null || state.failure() != null || state.isClosed() || Thread.currentThread().isInterrupted()
             || !txOwner.compareAndSet(false, true)) {
             return false;
         }
@@ -470,7 +437,7 @@ public final class IwarpConnection implements WireConnection {
             t.ownerWaits = !EngineThread.isEngineThread() || Thread.currentThread() == txThread;
             more = t.turns(INLINE_TURNS) == INLINE_TURNS || t.leftWork;
         } catch (IOException | RuntimeException e) {
-            if (!localClose && !closed.get()) {
+            if (!state.closingLocally() && !state.isClosed()) {
                 record(Failure.connectionReset());
             }
         } finally {
@@ -484,8 +451,8 @@ public final class IwarpConnection implements WireConnection {
 
     @Override
     public void disconnect() {
-        disconnectRequested = true;
-        if (!started.get()) {
+        state.requestDisconnect();
+        if (!state.started()) {
             reject();
             return;
         }
@@ -495,9 +462,9 @@ public final class IwarpConnection implements WireConnection {
 
     @Override
     public void abort(int term) {
-        endReported.set(true); // the provider knows: no failed() back
+        state.endReportNotNeeded(); // the provider knows: no failed() back
         Failure f = new Terminates(new FpduEncoder(negotiated.crc())).sending(term, null);
-        if (!started.get()) {
+        if (!state.started()) {
             reject();
             return;
         }
@@ -506,8 +473,8 @@ public final class IwarpConnection implements WireConnection {
 
     @Override
     public void reset() {
-        localClose = true;
-        endReported.set(true);
+        state.closeLocally();
+        state.endReportNotNeeded();
         try {
             channel.setOption(StandardSocketOptions.SO_LINGER, 0);
         } catch (IOException | RuntimeException ignored) {
@@ -534,7 +501,7 @@ public final class IwarpConnection implements WireConnection {
     @Override
     public String toString() {
         return "IwarpConnection[" + (active ? "active " : "passive ") + local + " <-> " + remote
-            + (closed.get() ? " closed" : "") + "]";
+            + " " + state + "]";
     }
 
     // ---- shared helpers ---------------------------------------------------------------------------------
@@ -545,7 +512,7 @@ public final class IwarpConnection implements WireConnection {
      * deregister, invalidate or reuse; without one, the input stays open to drain until the peer closes.
      */
     private void record(Failure f) {
-        if (failure.compareAndSet(null, f)) {
+        if (state.record(f)) {
             if (directRead) {
                 try {
                     channel.shutdownInput();
@@ -562,7 +529,7 @@ public final class IwarpConnection implements WireConnection {
     private void guardClose() {
         Thread.ofVirtual().name("iwarp-linger").start(() -> {
             try {
-                if (!closedLatch.await(LINGER_MILLIS, TimeUnit.MILLISECONDS)) {
+                if (!state.awaitCloseDone(LINGER_MILLIS)) {
                     closeChannel();
                 }
             } catch (InterruptedException e) {
@@ -572,30 +539,50 @@ public final class IwarpConnection implements WireConnection {
     }
 
     private void failPassive(int status) {
-        if (active || !passiveState.compareAndSet(PASSIVE_PENDING, PASSIVE_FAILED)) {
-            return;
+        if (!state.advance(Phase.AWAITING_PEER, Phase.ABANDONED)) {
+            return; // the active side, or established already, or abandoned already
         }
-        endReported.set(true);
-        localClose = true;
+        state.endReportNotNeeded();
+        state.closeLocally();
         closeChannel();
-        establishedLatch.countDown();
         PassiveHandler h = passiveHandler;
         if (h != null) {
             h.onFailed(status);
         }
     }
 
+    /**
+     * The receive side met a frame header while not {@link Phase#ESTABLISHED}: the initiator's first FPDU. A passive
+     * side that held its output lets it go; one that awaited the initiator is established now and tells its handler.
+     *
+     * @return false when the passive side was abandoned already (decoding stops)
+     */
+    private boolean firstFrameArrived() {
+        Phase p = state.phase();
+        if (p == Phase.OUTPUT_HELD) {
+            state.advance(Phase.OUTPUT_HELD, Phase.ESTABLISHED);
+            wake();
+            return true;
+        }
+        if (p == Phase.AWAITING_PEER && state.advance(Phase.AWAITING_PEER, Phase.ESTABLISHED)) {
+            passiveHandler.onEstablished(this);
+            wake();
+            return true;
+        }
+        return false;
+    }
+
     private void threadExit() {
-        if (liveThreads.decrementAndGet() == 0) {
+        if (state.threadEnded()) {
             counters.retire();
             closeChannel();
             closeSelectors();
-            threadsDone.countDown();
+            state.threadsDone();
         }
     }
 
     private void closeChannel() {
-        if (closed.compareAndSet(false, true)) {
+        if (state.close()) {
             try {
                 channel.close();
             } catch (IOException ignored) {
@@ -603,7 +590,7 @@ public final class IwarpConnection implements WireConnection {
             }
             capture.localFin();
             onClose.run();
-            closedLatch.countDown();
+            state.closeDone();
             wake();
             wakeReceiver();
             Selector w = txSelector;
@@ -664,7 +651,7 @@ public final class IwarpConnection implements WireConnection {
                     consume(surplus);
                 }
                 boolean readOwed = false;
-                while (!closed.get()) {
+                while (!state.isClosed()) {
                     deferred.runPending(); // notifications of what the last read completed, outside every lock
                     Thread.interrupted(); // a callback's interrupt would make every wait return at once
                     if (!readOwed && consumerDriving()) {
@@ -688,7 +675,7 @@ public final class IwarpConnection implements WireConnection {
                 // nothing back) completes its receive: the request it took from the receive queue is not flushed
                 abandonReceive();
                 deferred.runPending();
-                rxEnded = true;
+                state.rxEnded();
                 wake();
                 threadExit();
             }
@@ -734,8 +721,8 @@ public final class IwarpConnection implements WireConnection {
             if (e instanceof RuntimeException) {
                 LOG.log(java.util.logging.Level.WARNING, "iWARP receive engine failed; resetting the connection", e);
             }
-            if (!localClose && failure.get() == null && !closed.get()) {
-                if (!established) {
+            if (!state.closingLocally() && state.failure() == null && !state.isClosed()) {
+                if (!state.established()) {
                     failPassive(NtStatus.STATUS_CONNECTION_ABORTED);
                 } else {
                     abandonReceive();
@@ -753,7 +740,7 @@ public final class IwarpConnection implements WireConnection {
             int reads = 0;
             consumerStepping = true;
             try {
-                while (reads < PROGRESS_READS && !closed.get() && !rxHandoff) {
+                while (reads < PROGRESS_READS && !state.isClosed() && !rxHandoff) {
                     int r = step(false);
                     if (r == STEP_IDLE) {
                         break;
@@ -781,7 +768,8 @@ public final class IwarpConnection implements WireConnection {
             long polled = consumerPolled;
             long now = System.nanoTime();
             return engine.poll() && polled != 0 && now - polled < CONSUMER_ACTIVE_NANOS
-                && now - consumerArmed >= SLICE_NANOS && !rxHandoff && failure.get() == null && !disconnectRequested
+                && now - consumerArmed >= SLICE_NANOS && !rxHandoff && state.failure() == null
+                && !state.disconnectRequested()
                 && !draining;
         }
 
@@ -796,7 +784,7 @@ public final class IwarpConnection implements WireConnection {
             try {
                 long sliceStart = since;
                 int before = consumerPolls;
-                while (!closed.get() && !rxHandoff && failure.get() == null && !disconnectRequested
+                while (!state.isClosed() && !rxHandoff && state.failure() == null && !state.disconnectRequested()
                     && consumerPolled != 0 && System.nanoTime() - since < STANDBY_NANOS) {
                     LockSupport.parkNanos(this, SLICE_NANOS - (System.nanoTime() - sliceStart));
                     long now = System.nanoTime();
@@ -819,15 +807,15 @@ public final class IwarpConnection implements WireConnection {
         }
 
         private void endOfStream() {
-            if (draining || failure.get() != null || localClose) {
+            if (draining || state.failure() != null || state.closingLocally()) {
                 return;
             }
-            if (!established) {
+            if (!state.established()) {
                 failPassive(NtStatus.STATUS_CONNECTION_ABORTED);
                 return;
             }
             abandonReceive();
-            if (disconnectRequested) {
+            if (state.disconnectRequested()) {
                 return;
             }
             if (!decoder.atFrameBoundary()) {
@@ -835,13 +823,13 @@ public final class IwarpConnection implements WireConnection {
                 record(Failure.connectionReset());
                 return;
             }
-            if (endReported.compareAndSet(false, true)) {
+            if (state.claimEndReport()) {
                 qp.peerClosed();
             }
         }
 
         private void consume(ByteBuffer chunk) {
-            if (!draining && failure.get() != null) {
+            if (!draining && state.failure() != null) {
                 draining = true; // a local abort: nothing more is placed
             }
             if (draining) {
@@ -858,7 +846,7 @@ public final class IwarpConnection implements WireConnection {
             if (error == FpduError.STOPPED) {
                 return; // a listener callback recorded the failure already
             }
-            if (!established) {
+            if (!state.established()) {
                 failPassive(NtStatus.STATUS_CONNECTION_ABORTED);
                 return;
             }
@@ -874,14 +862,14 @@ public final class IwarpConnection implements WireConnection {
             long spin = engine.spinNanos();
             if (spin > 0 && input != null) {
                 long end = System.nanoTime() + spin;
-                while (input.available() == 0 && System.nanoTime() - end < 0 && !closed.get()) {
+                while (input.available() == 0 && System.nanoTime() - end < 0 && !state.isClosed()) {
                     Thread.onSpinWait();
                 }
                 if (input.available() > 0) {
                     return;
                 }
             }
-            if (!closed.get()) {
+            if (!state.isClosed()) {
                 rxSelecting = true;
                 try {
                     rxSelector.select(IGNORE_KEY, 0);
@@ -916,19 +904,9 @@ public final class IwarpConnection implements WireConnection {
             if (consumerStepping) {
                 counters.fpduInPolled();
             }
-            if (holdOutput) {
-                holdOutput = false;
-                wake();
-            }
-            if (!established) {
-                if (!passiveState.compareAndSet(PASSIVE_PENDING, PASSIVE_ESTABLISHED)) {
-                    decoder.stop();
-                    return;
-                }
-                established = true;
-                establishedLatch.countDown();
-                passiveHandler.onEstablished(IwarpConnection.this);
-                wake();
+            if (state.phase() != Phase.ESTABLISHED && !firstFrameArrived()) {
+                decoder.stop(); // an abandoned passive side
+                return;
             }
             opcode = h.opcode();
             target = null;
@@ -1083,7 +1061,7 @@ public final class IwarpConnection implements WireConnection {
             directRead = true;
             try {
                 // a failure recorded from now on shuts the input down (record); one recorded before is seen here
-                if (failure.get() != null) {
+                if (state.failure() != null) {
                     java.util.Arrays.fill(views, 0, k + 1, null);
                     return PLACE_BUFFERED;
                 }
@@ -1263,11 +1241,11 @@ public final class IwarpConnection implements WireConnection {
                 if (e instanceof RuntimeException) {
                     LOG.log(java.util.logging.Level.WARNING, "iWARP transmit engine failed; resetting the connection", e);
                 }
-                Failure f = failure.get();
-                if (f == null && !localClose && !closed.get()) {
+                Failure f = state.failure();
+                if (f == null && !state.closingLocally() && !state.isClosed()) {
                     record(Failure.connectionReset());
                 }
-                f = failure.get();
+                f = state.failure();
                 if (f != null) {
                     finish(f, false);
                 }
@@ -1279,13 +1257,13 @@ public final class IwarpConnection implements WireConnection {
 
         private void loop() throws IOException {
             while (true) {
-                Failure f = failure.get();
+                Failure f = state.failure();
                 if (f != null) {
                     own();
                     finish(f, true);
                     return;
                 }
-                if (closed.get()) {
+                if (state.isClosed()) {
                     return;
                 }
                 boolean worked = false;
@@ -1303,7 +1281,7 @@ public final class IwarpConnection implements WireConnection {
                     deferred.runPending();
                     Thread.interrupted(); // a callback's interrupt would make every wait return at once
                 }
-                if (outputShut && rxEnded) {
+                if (outputShut && state.receiveEnded()) {
                     return;
                 }
                 if (!owned || !worked && !signal.get()) {
@@ -1354,10 +1332,10 @@ public final class IwarpConnection implements WireConnection {
          * request) is left to the transmit thread.
          */
         private boolean smallTurn() throws IOException {
-            if (!established || holdOutput || outputShut || failure.get() != null) {
+            if (!mayTransmit()) {
                 return false;
             }
-            if (rtrPending || !queues.irqEmpty() || carried || disconnectRequested || !roomForSmall()) {
+            if (rtrPending || !queues.irqEmpty() || carried || state.disconnectRequested() || !roomForSmall()) {
                 leftWork = true;
                 return false;
             }
@@ -1390,10 +1368,18 @@ public final class IwarpConnection implements WireConnection {
             return views < 0;
         }
 
+        /**
+         * Whether the stream may carry output now: established and not held for the initiator's first FPDU, output
+         * not shut, no failure recorded.
+         */
+        private boolean mayTransmit() {
+            return state.phase() == Phase.ESTABLISHED && !outputShut && state.failure() == null;
+        }
+
         /** One unit of transmit work (appended to the batch); false when there was nothing to do. */
         private boolean turn() throws IOException {
             boolean worked = false;
-            if (established && !holdOutput && !outputShut && failure.get() == null) {
+            if (mayTransmit()) {
                 if (rtrPending) {
                     rtrPending = false;
                     sendRtr();
@@ -1402,7 +1388,7 @@ public final class IwarpConnection implements WireConnection {
                     worked = true;
                 } else if (sendNextRequest()) {
                     worked = true;
-                } else if (disconnectRequested && queues.irqEmpty()) {
+                } else if (state.disconnectRequested() && queues.irqEmpty()) {
                     flush();
                     outputShut = true;
                     channel.shutdownOutput();
@@ -1439,7 +1425,7 @@ public final class IwarpConnection implements WireConnection {
                     // the peer is gone; the failure is reported anyway
                 }
             }
-            if (endReported.compareAndSet(false, true)) {
+            if (state.claimEndReport()) {
                 qp.failed(f.status(), f.term(), f.sent(), f.reason());
             }
             if (f.closeNow()) {
@@ -1580,7 +1566,7 @@ public final class IwarpConnection implements WireConnection {
             int max = segmentLength - headerLength - FpduFlyweight.CRC_LENGTH;
             long offset = 0;
             do {
-                if (failure.get() != null) {
+                if (state.failure() != null) {
                     return false;
                 }
                 long part = Math.min(total - offset, (long) max * PART_FPDUS);
@@ -1762,7 +1748,7 @@ public final class IwarpConnection implements WireConnection {
 
         /** Polling mode, the socket full: waits until it is writable (or the selector is woken: the close). */
         private void awaitWritable() throws IOException {
-            if (closed.get()) {
+            if (state.isClosed()) {
                 throw new java.nio.channels.ClosedChannelException();
             }
             txSelector.select(IGNORE_KEY, 0);
