@@ -2,12 +2,10 @@ package io.jndk.iwarp.transport;
 
 import io.jndk.api.NtStatus;
 import io.jndk.iwarp.cm.MpaNegotiated;
-import io.jndk.iwarp.cm.Rtr;
 import io.jndk.iwarp.codec.CrcVerdict;
 import io.jndk.iwarp.codec.FpduDecoder;
 import io.jndk.iwarp.codec.FpduEncoder;
 import io.jndk.iwarp.codec.FpduError;
-import io.jndk.iwarp.codec.FpduFlyweight;
 import io.jndk.iwarp.codec.FpduHeaderView;
 import io.jndk.iwarp.codec.FpduListener;
 import io.jndk.iwarp.codec.RdmapOpcode;
@@ -28,7 +26,6 @@ import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -40,15 +37,15 @@ import java.util.concurrent.locks.LockSupport;
  * {@code threads=virtual} option; see {@link EngineMode}). The channel is blocking, except in polling mode, where it
  * is non-blocking and the threads wait for readiness on a selector each.
  *
- * <p><b>Transmit side.</b> Whoever holds {@link #txOwner} makes every TX-side call into the {@link QpPort}
+ * <p><b>Transmit side.</b> Whoever holds the transmit side ({@link TxEngine}) makes every TX-side call into the {@link QpPort}
  * ({@code nextRequest}, {@code sent}), so they never race: the transmit thread, or in polling mode a posting
  * thread that found the transmit side free (caller-runs). The single final {@code failed} call is the transmit
  * thread's. Each turn: one queued inbound Read Response, then one initiator request; a recorded failure first
  * stops the thread (its Terminate, if any, goes out at an FPDU boundary). An FPDU with up to
- * {@link #STAGED_PAYLOAD} payload octets is copied into one buffer; a larger one's payload is written straight from
+ * {@link TxBatch#STAGED_PAYLOAD} payload octets is copied into one buffer; a larger one's payload is written straight from
  * its memory, all in gathering writes of whole batches. Outside polling mode posting threads only {@link #kick()}:
  * a flag plus {@code unpark}. In polling mode an engine thread posting from an inline notification never waits
- * for the socket ({@link Tx#ownerWaits}). No provider lock is held across socket I/O.
+ * for the socket ({@link TxEngine}). No provider lock is held across socket I/O.
  *
  * <p><b>Receive thread.</b> Reads into a direct buffer and feeds the resumable {@link FpduDecoder};
  * tagged payload is placed straight through the provider's {@link BufferCursor}. In polling mode it may spin for
@@ -69,25 +66,7 @@ public final class IwarpConnection implements WireConnection {
 
     /** Bound on how long a failed connection waits for its Terminate to drain and the peer to close. */
     static final long LINGER_MILLIS = 2_000;
-    /** Payload views of one slicing call (up to {@link #PART_FPDUS} FPDUs) before a part is shortened. */
-    static final int MAX_SLICES = 128;
-    /** I/O vector entries of one gathering write (the JDK writes at most IOV_MAX, 1024 on Linux, at once). */
-    static final int GATHER = 2 * MAX_SLICES;
-    /** FPDUs whose payload views one slicing call takes. */
-    static final int PART_FPDUS = 16;
-    /** Requests batched into one gathering write. */
-    static final int BATCH_REQUESTS = 16;
-    /** Octets after which a batch is written. */
-    static final int BATCH_BYTES = 256 * 1024;
-    /** Staging space of a batch: headers, trailers, small payloads. */
-    static final int STAGE_BYTES = 64 * 1024;
     private static final int RX_BUFFER = 64 * 1024;
-    /** Payloads up to this size are copied next to their header and written as one buffer. */
-    static final int STAGED_PAYLOAD = 4096;
-    /** Turns a poster runs inline before it leaves the rest to the transmit thread. */
-    private static final int INLINE_TURNS = 16;
-    /** Polling mode: the largest Write or Send an engine thread posting inline (it may not wait) sends itself. */
-    static final int SMALL_INLINE = 16 * 1024;
     /**
      * Polling mode: the receive thread stands by for a consumer that is polling a CQ of this connection right now
      * (its last poll at most this long ago, and no CQ armed within {@link #SLICE_NANOS})...
@@ -111,23 +90,23 @@ public final class IwarpConnection implements WireConnection {
     /** Outcome of one receive step: something was read, nothing was there (non-blocking), the stream ended. */
     private static final int STEP_READ = 1, STEP_IDLE = 0, STEP_END = -1;
     /** A selection action that does nothing: waiting is all a selector is for here (and it adds no keys). */
-    private static final java.util.function.Consumer<SelectionKey> IGNORE_KEY = k -> { };
+    private static final java.util.function.Consumer<SelectionKey> IGNORE_KEY = ConsumerDrive.IGNORE_KEY;
 
     private final EngineMode engine;
     /** The role, set at construction. */
     private final boolean active;
-    private final SocketChannel channel;
+    final SocketChannel channel;
     private final MpaNegotiated negotiated;
     private final int segmentLength;
     private final InetSocketAddress local;
     private final InetSocketAddress remote;
-    private final ConnectionCapture capture;
+    final ConnectionCapture capture;
     private final ByteBuffer surplus;
-    private final int sinkStag;
+    /** The STag this side's Read Requests name as their sink (random, so that a stray response is refused). */
+    final int sinkStag;
 
     private volatile QpPort qp;
     private volatile PassiveHandler passiveHandler;
-    private volatile Thread txThread;
     /** The receive thread is in (or about to enter) a read straight into consumer memory. */
     private volatile boolean directRead;
     /**
@@ -149,20 +128,13 @@ public final class IwarpConnection implements WireConnection {
     private volatile boolean rxHandoff;
     private volatile Thread rxThread;
     private volatile Rx rx;
-    /**
-     * Polling mode runs the channel non-blocking, so that a consumer's receive step and a poster that must not
-     * wait (an engine thread running a notification inline) never block in the socket; the engine threads wait
-     * for readiness on these selectors instead (null in the other modes: blocking channel).
-     */
-    private volatile Selector rxSelector, txSelector;
-    private final AtomicBoolean signal = new AtomicBoolean();
-    /** Held by whichever thread is transmitting: the transmit thread, or a poster in polling mode. */
-    private final AtomicBoolean txOwner = new AtomicBoolean();
-    private volatile Tx tx;
+    private volatile TxEngine tx;
     /** The ORQ and IRQ, sized from the QP's limits in {@link #begin} (before the threads start). */
     private ReadQueues queues;
     /** The lifecycle: establishment phase, failure, close, and the one-shot flags of the end. */
-    private final ConnectionState state = new ConnectionState();
+    final ConnectionState state = new ConnectionState();
+    /** Polling mode (a no-op in the other modes); its state exists from the start, its selectors from begin. */
+    final ConsumerDrive drive;
     private Runnable onClose = () -> { };
     private final WireCounters counters = new WireCounters();
 
@@ -187,6 +159,7 @@ public final class IwarpConnection implements WireConnection {
         this.remote = negotiated.remoteAddress();
         this.capture = ConnectionCapture.of(capture, active);
         this.sinkStag = ThreadLocalRandom.current().nextInt(1, 1 << 24) << 8;
+        this.drive = new ConsumerDrive(engine, state);
     }
 
     void onClose(Runnable action) {
@@ -244,32 +217,20 @@ public final class IwarpConnection implements WireConnection {
         this.qp = port;
         this.passiveHandler = handler;
         queues = new ReadQueues(port);
-        if (engine.poll() && !state.isClosed()) {
-            try {
-                channel.configureBlocking(false);
-                rxSelector = Selector.open();
-                channel.register(rxSelector, SelectionKey.OP_READ);
-                txSelector = Selector.open();
-                channel.register(txSelector, SelectionKey.OP_WRITE);
-            } catch (IOException | RuntimeException e) {
-                LOG.log(java.util.logging.Level.WARNING, "iWARP polling mode: cannot make the channel non-blocking", e);
-                closeSelectors();
-                closeChannel();
-            }
+        if (!drive.open(channel)) {
+            closeChannel();
         }
         if (state.isClosed()) {
             counters.retire();
-            closeSelectors();
+            drive.close();
             state.threadsDone();
             return;
         }
         state.threadsStarting(2);
         String name = "iwarp-" + local.getPort() + "-" + remote.getPort();
-        Tx transmitter = new Tx();
+        TxEngine transmitter = new TxEngine(this, port, queues);
         this.tx = transmitter;
-        Thread t = engine.thread(name + "-tx", transmitter);
-        txThread = t;
-        t.start();
+        transmitter.start(engine.thread(name + "-tx", transmitter));
         Rx receiver = new Rx();
         this.rx = receiver;
         Thread r = engine.thread(name + "-rx", receiver);
@@ -310,13 +271,9 @@ public final class IwarpConnection implements WireConnection {
      */
     @Override
     public void kick() {
-        signal.set(true);
-        if (engine.poll() && txTurnsInline()) {
-            return;
-        }
-        Thread t = txThread;
+        TxEngine t = tx;
         if (t != null) {
-            LockSupport.unpark(t);
+            t.kick();
         }
     }
 
@@ -351,7 +308,7 @@ public final class IwarpConnection implements WireConnection {
             // the receive thread waits for input in its selector and would take the next message itself: wake it,
             // so that it sees a consumer polling often and stands by (once; it does not wait there meanwhile)
             pollsAtWake = polls;
-            rxSelector.wakeup();
+            drive.wakeReceiver();
         }
         Rx r = rx;
         if (r == null || !rxOwner.compareAndSet(false, true)) {
@@ -379,74 +336,20 @@ public final class IwarpConnection implements WireConnection {
     }
 
     /** Wakes the receive thread when it stands by for a polling consumer (a failure, a disconnect, the close). */
-    private void wakeReceiver() {
+    void wakeReceiver() {
         Thread t = rxThread;
         if (t != null) {
             LockSupport.unpark(t);
         }
-        Selector r = rxSelector;
-        if (r != null) {
-            r.wakeup();
-        }
-    }
-
-    /** After both threads ended (or when they never start): the polling mode's selectors go. */
-    private void closeSelectors() {
-        for (Selector sel : new Selector[] {rxSelector, txSelector}) {
-            if (sel != null) {
-                try {
-                    sel.close();
-                } catch (IOException ignored) {
-                    // nothing left to do
-                }
-            }
-        }
+        drive.wakeReceiver();
     }
 
     /** Wakes the transmit thread (every engine-internal hand-off: never sends on the calling thread). */
-    private void wake() {
-        signal.set(true);
-        Thread t = txThread;
+    void wakeTransmitter() {
+        TxEngine t = tx;
         if (t != null) {
-            LockSupport.unpark(t);
+            t.wake();
         }
-    }
-
-    /**
-     * Caller-runs transmission: when the transmit side is free, runs up to {@link #INLINE_TURNS} of its turns on
-     * the posting thread; the transmit thread takes over whatever is left. No provider lock is held here, but the
-     * poster waits in the socket write while the TCP send buffer is full, and an interrupt arriving during that
-     * write closes the connection (the channel is interruptible).
-     *
-     * @return whether this thread transmitted (false: the transmit thread was woken instead)
-     */
-    private boolean txTurnsInline() {
-        Tx t = tx;
-        // an interrupted poster would close the channel in its write (an interruptible channel), or not wait in a
-        // selector: leave it to TX
-        if (t == null || state.failure() != null || state.isClosed() || Thread.currentThread().isInterrupted()
-            || !txOwner.compareAndSet(false, true)) {
-            return false;
-        }
-        boolean more = false;
-        try {
-            signal.set(false);
-            // an engine thread (a notification running inline, on this connection's receive thread or on another
-            // connection's thread) must never wait for this socket: it takes only small requests and leaves a write
-            // the socket cannot take at once to the transmit thread
-            t.ownerWaits = !EngineThread.isEngineThread() || Thread.currentThread() == txThread;
-            more = t.turns(INLINE_TURNS) == INLINE_TURNS || t.leftWork;
-        } catch (IOException | RuntimeException e) {
-            if (!state.closingLocally() && !state.isClosed()) {
-                record(Failure.connectionReset());
-            }
-        } finally {
-            txOwner.set(false);
-        }
-        if (more || signal.get()) {
-            wake();
-        }
-        return true;
     }
 
     @Override
@@ -456,7 +359,7 @@ public final class IwarpConnection implements WireConnection {
             reject();
             return;
         }
-        wake();
+        wakeTransmitter();
         wakeReceiver();
     }
 
@@ -468,7 +371,7 @@ public final class IwarpConnection implements WireConnection {
             reject();
             return;
         }
-        record(f);
+        fail(f);
     }
 
     @Override
@@ -511,7 +414,7 @@ public final class IwarpConnection implements WireConnection {
      * is woken at once (its input is shut down), so that nothing more lands in memory the consumer may now
      * deregister, invalidate or reuse; without one, the input stays open to drain until the peer closes.
      */
-    private void record(Failure f) {
+    void fail(Failure f) {
         if (state.record(f)) {
             if (directRead) {
                 try {
@@ -521,8 +424,18 @@ public final class IwarpConnection implements WireConnection {
                 }
             }
             guardClose();
-            wake();
+            wakeTransmitter();
             wakeReceiver();
+        }
+    }
+
+    /**
+     * An engine thread's I/O failed (or the engine threw): the connection is reset, unless this side is closing it
+     * anyway.
+     */
+    void resetAfterError() {
+        if (!state.closingLocally() && !state.isClosed()) {
+            fail(Failure.connectionReset());
         }
     }
 
@@ -561,27 +474,27 @@ public final class IwarpConnection implements WireConnection {
         Phase p = state.phase();
         if (p == Phase.OUTPUT_HELD) {
             state.advance(Phase.OUTPUT_HELD, Phase.ESTABLISHED);
-            wake();
+            wakeTransmitter();
             return true;
         }
         if (p == Phase.AWAITING_PEER && state.advance(Phase.AWAITING_PEER, Phase.ESTABLISHED)) {
             passiveHandler.onEstablished(this);
-            wake();
+            wakeTransmitter();
             return true;
         }
         return false;
     }
 
-    private void threadExit() {
+    void threadExit() {
         if (state.threadEnded()) {
             counters.retire();
             closeChannel();
-            closeSelectors();
+            drive.close();
             state.threadsDone();
         }
     }
 
-    private void closeChannel() {
+    void closeChannel() {
         if (state.close()) {
             try {
                 channel.close();
@@ -591,12 +504,9 @@ public final class IwarpConnection implements WireConnection {
             capture.localFin();
             onClose.run();
             state.closeDone();
-            wake();
+            wakeTransmitter();
             wakeReceiver();
-            Selector w = txSelector;
-            if (w != null) {
-                w.wakeup();
-            }
+            drive.wakeTransmitter();
         }
     }
 
@@ -676,7 +586,7 @@ public final class IwarpConnection implements WireConnection {
                 abandonReceive();
                 deferred.runPending();
                 state.rxEnded();
-                wake();
+                wakeTransmitter();
                 threadExit();
             }
         }
@@ -726,7 +636,7 @@ public final class IwarpConnection implements WireConnection {
                     failPassive(NtStatus.STATUS_CONNECTION_ABORTED);
                 } else {
                     abandonReceive();
-                    record(Failure.connectionReset());
+                    fail(Failure.connectionReset());
                 }
             }
         }
@@ -820,7 +730,7 @@ public final class IwarpConnection implements WireConnection {
             }
             if (!decoder.atFrameBoundary()) {
                 // the stream ended inside an FPDU: the connection was lost (RFC 5044), not closed in order
-                record(Failure.connectionReset());
+                fail(Failure.connectionReset());
                 return;
             }
             if (state.claimEndReport()) {
@@ -851,7 +761,7 @@ public final class IwarpConnection implements WireConnection {
                 return;
             }
             abandonReceive();
-            record(terminates.answering(error, decoder));
+            fail(terminates.answering(error, decoder));
         }
 
         /**
@@ -872,7 +782,7 @@ public final class IwarpConnection implements WireConnection {
             if (!state.isClosed()) {
                 rxSelecting = true;
                 try {
-                    rxSelector.select(IGNORE_KEY, 0);
+                    drive.rxSelector().select(IGNORE_KEY, 0);
                 } finally {
                     rxSelecting = false;
                 }
@@ -894,7 +804,7 @@ public final class IwarpConnection implements WireConnection {
                 receive = null;
                 qp.failReceive(NtStatus.STATUS_CANCELLED, term);
             }
-            record(f);
+            fail(f);
             decoder.stop();
         }
 
@@ -949,7 +859,7 @@ public final class IwarpConnection implements WireConnection {
                     TerminateFlyweight t = h.terminate();
                     int term = Term.of(t.layer(), t.errorType(), t.errorCode());
                     abandonReceive();
-                    record(Failure.terminateReceived(term));
+                    fail(Failure.terminateReceived(term));
                     decoder.stop();
                 }
             }
@@ -1142,14 +1052,14 @@ public final class IwarpConnection implements WireConnection {
                         doneRead.handle = null;
                         queues.orqRelease();
                         if (queues.txWaitsForRead()) {
-                            wake();
+                            wakeTransmitter();
                         }
                     }
                 }
                 case RDMA_READ_REQUEST -> {
                     expectedReadMsn++;
                     queues.irqPush();
-                    wake();
+                    wakeTransmitter();
                 }
                 case SEND, SEND_WITH_INVALIDATE, SEND_WITH_SE, SEND_WITH_SE_AND_INVALIDATE -> {
                     received += length;
@@ -1169,628 +1079,6 @@ public final class IwarpConnection implements WireConnection {
                     }
                 }
             }
-        }
-    }
-
-    // ---- transmit ---------------------------------------------------------------------------------------
-
-    /**
-     * The transmit thread, and the transmit side's state for whoever holds {@link #txOwner}.
-     *
-     * <p><b>Batching.</b> FPDUs are not written one by one: every FPDU of a message, and the messages of consecutive
-     * turns (up to {@link #BATCH_REQUESTS} requests or {@link #BATCH_BYTES} octets), go out in one gathering write
-     * of {@code [header][payload views][pad + CRC][header]...}. Headers, trailers and payloads up to
-     * {@link #STAGED_PAYLOAD} octets are staged in one direct buffer (neighbouring pieces share one I/O vector
-     * entry); larger payloads are written straight from registered memory. Requests complete ({@code sent}) after
-     * the write that carried their last octet. The owner flushes before it lets go of the transmit side.
-     */
-    private final class Tx implements Runnable {
-        private final FpduEncoder encoder = new FpduEncoder(negotiated.crc());
-        private final Terminates terminates = new Terminates(encoder);
-        /** Headers, trailers and small payloads of the batch being built. */
-        private final ByteBuffer stage = ByteBuffer.allocateDirect(STAGE_BYTES);
-        /** Views of {@link #stage} for the I/O vector, each made the first time a batch needs that many. */
-        private final ByteBuffer[] stageViews = new ByteBuffer[GATHER];
-        private final ByteBuffer[] gather = new ByteBuffer[GATHER];
-        private final ByteBuffer[] viewScratch = new ByteBuffer[MAX_SLICES];
-        /** Requests of the batch, completed ({@code sent}) once it is written; {@code nextRequest} fills them. */
-        private final WireRequest[] batch = new WireRequest[BATCH_REQUESTS];
-        private int entries;
-        private int stageViewsUsed;
-        private int batched;
-        /** Read Responses in the batch: their source cursors stay in use until it is written. */
-        private int responsesBatched;
-        /** A request taken from the QP is being queued at {@code batch[batched]} (a flush moves it to index 0). */
-        private boolean building;
-        private long batchBytes;
-        private int sendMsn;
-        private int readMsn;
-        private volatile boolean outputShut;
-        private boolean rtrPending = negotiated.mustSendRtr();
-
-        /** Work the provider deferred to this thread (inline notifications), run once no lock is held. */
-        private EngineThread deferred;
-        /**
-         * Whether the current owner may wait for the socket: the transmit thread and consumer posters may; an
-         * engine thread posting from an inline notification may not ({@link #smallTurn}, {@link #flush(boolean)}).
-         */
-        boolean ownerWaits = true;
-        /** The last turns of an owner that may not wait left work for the transmit thread. */
-        boolean leftWork;
-        /** Octets of the batch written so far (a non-blocking write may take only part of it). */
-        private long written;
-        /** The batch was recorded in the capture (a resumed write does not record it again). */
-        private boolean captured;
-        /** Polling mode: the socket was full and the owner could not wait; the transmit thread writes the rest. */
-        private boolean pendingFlush;
-        /** A request taken by an owner that may not wait, too large for it: the transmit thread sends it. */
-        private boolean carried;
-
-        Tx() {
-            for (int i = 0; i < batch.length; i++) {
-                batch[i] = new WireRequest();
-            }
-        }
-
-        @Override
-        public void run() {
-            deferred = EngineThread.enter();
-            try {
-                loop();
-            } catch (IOException | RuntimeException e) {
-                if (e instanceof RuntimeException) {
-                    LOG.log(java.util.logging.Level.WARNING, "iWARP transmit engine failed; resetting the connection", e);
-                }
-                Failure f = state.failure();
-                if (f == null && !state.closingLocally() && !state.isClosed()) {
-                    record(Failure.connectionReset());
-                }
-                f = state.failure();
-                if (f != null) {
-                    finish(f, false);
-                }
-            } finally {
-                deferred.runPending();
-                threadExit();
-            }
-        }
-
-        private void loop() throws IOException {
-            while (true) {
-                Failure f = state.failure();
-                if (f != null) {
-                    own();
-                    finish(f, true);
-                    return;
-                }
-                if (state.isClosed()) {
-                    return;
-                }
-                boolean worked = false;
-                boolean owned = txOwner.compareAndSet(false, true);
-                if (owned) {
-                    try {
-                        // only the owner consumes the signal: a poster transmitting inline looks at it again after
-                        // it lets go (txTurnsInline) and wakes this thread for work that arrived meanwhile
-                        signal.set(false);
-                        ownerWaits = true;
-                        worked = turns(BATCH_REQUESTS) > 0;
-                    } finally {
-                        txOwner.set(false);
-                    }
-                    deferred.runPending();
-                    Thread.interrupted(); // a callback's interrupt would make every wait return at once
-                }
-                if (outputShut && state.receiveEnded()) {
-                    return;
-                }
-                if (!owned || !worked && !signal.get()) {
-                    LockSupport.park(this);
-                }
-            }
-        }
-
-        /** Waits until a poster running a turn inline has finished it, then keeps the transmit side for good. */
-        private void own() {
-            while (!txOwner.compareAndSet(false, true)) {
-                LockSupport.parkNanos(this, 10_000);
-            }
-        }
-
-        /**
-         * Up to {@code max} turns, batched, then the batch is written. The caller holds {@link #txOwner}.
-         *
-         * @return the turns that found work ({@code max}: there may be more)
-         */
-        int turns(int max) throws IOException {
-            int done = 0;
-            leftWork = false;
-            try {
-                if (pendingFlush) {
-                    if (!ownerWaits) {
-                        leftWork = true;
-                        return 0;
-                    }
-                    flush(); // what a poster that could not wait left unwritten goes first
-                    done++;
-                }
-                while (done < max && (ownerWaits ? turn() : smallTurn())) {
-                    done++;
-                }
-                flush(!ownerWaits);
-            } catch (IOException | RuntimeException e) {
-                discard();
-                throw e;
-            }
-            return done;
-        }
-
-        /**
-         * The turn of an owner that may not wait for the socket: one small initiator request, into a batch that
-         * holds it without a write in between (so that only the batch's final write can find the socket full, and
-         * that write is left to the transmit thread). Anything else (the RTR, Read Responses, a disconnect, a large
-         * request) is left to the transmit thread.
-         */
-        private boolean smallTurn() throws IOException {
-            if (!mayTransmit()) {
-                return false;
-            }
-            if (rtrPending || !queues.irqEmpty() || carried || state.disconnectRequested() || !roomForSmall()) {
-                leftWork = true;
-                return false;
-            }
-            return sendNextRequest();
-        }
-
-        /** Whether one more small request (see {@link #SMALL_INLINE}) fits the batch with no write before it. */
-        private boolean roomForSmall() {
-            return batched < batch.length - 1 && batchBytes + SMALL_INLINE + 4096 <= BATCH_BYTES
-                && stage.remaining() >= SMALL_INLINE + 64 * PART_FPDUS
-                && entries + MAX_SLICES + 2 * PART_FPDUS + 2 <= gather.length
-                && stageViewsUsed + 2 * PART_FPDUS + 2 <= stageViews.length;
-        }
-
-        /** Whether a taken request is too large for an owner that may not wait (it would need a write midway). */
-        private boolean tooLargeForSmallTurn(WireRequest r) {
-            if (r.kind == WireRequest.READ) {
-                return false; // one Read Request frame, whatever the length
-            }
-            long perFpdu = segmentLength - RdmapOpcode.SEND.fpduHeaderLength() - FpduFlyweight.CRC_LENGTH;
-            if (r.length > SMALL_INLINE || (r.length + perFpdu - 1) / perFpdu > PART_FPDUS) {
-                return true;
-            }
-            if (r.length == 0 || r.local == null) {
-                return false;
-            }
-            // more memory pieces than one slicing call takes: sendMessage would go FPDU by FPDU, writing in between
-            int views = r.local.slices(0, r.length, perFpdu, viewScratch, 0);
-            java.util.Arrays.fill(viewScratch, null);
-            return views < 0;
-        }
-
-        /**
-         * Whether the stream may carry output now: established and not held for the initiator's first FPDU, output
-         * not shut, no failure recorded.
-         */
-        private boolean mayTransmit() {
-            return state.phase() == Phase.ESTABLISHED && !outputShut && state.failure() == null;
-        }
-
-        /** One unit of transmit work (appended to the batch); false when there was nothing to do. */
-        private boolean turn() throws IOException {
-            boolean worked = false;
-            if (mayTransmit()) {
-                if (rtrPending) {
-                    rtrPending = false;
-                    sendRtr();
-                    worked = true;
-                } else if (sendReadResponse()) {
-                    worked = true;
-                } else if (sendNextRequest()) {
-                    worked = true;
-                } else if (state.disconnectRequested() && queues.irqEmpty()) {
-                    flush();
-                    outputShut = true;
-                    channel.shutdownOutput();
-                    capture.localFin();
-                    worked = true;
-                }
-            }
-            return worked;
-        }
-
-        /** Sends the recorded failure's Terminate (if the stream is at an FPDU boundary) and reports it. */
-        private void finish(Failure f, boolean writable) {
-            if (writable && written > 0 && f.frame() != null && !outputShut) {
-                // a poster left part of a batch written (polling mode): the rest goes, so that the Terminate
-                // starts at an FPDU boundary
-                try {
-                    writeBatch(false); // false: it waits for the socket, whoever left the batch
-                } catch (IOException | RuntimeException e) {
-                    writable = false;
-                }
-            }
-            if (writable) {
-                discard(); // whole FPDUs only: what was not written yet never goes
-            }
-            if (writable && f.frame() != null && !outputShut) {
-                try {
-                    ByteBuffer frame = f.frame().duplicate();
-                    capture.outbound(frame, frame.position(), frame.remaining());
-                    writeWhole(frame);
-                    counters.fpduOut();
-                    channel.shutdownOutput();
-                    outputShut = true;
-                } catch (IOException | RuntimeException ignored) {
-                    // the peer is gone; the failure is reported anyway
-                }
-            }
-            if (state.claimEndReport()) {
-                qp.failed(f.status(), f.term(), f.sent(), f.reason());
-            }
-            if (f.closeNow()) {
-                closeChannel();
-            }
-        }
-
-        private void sendRtr() throws IOException {
-            int at = frameStart();
-            frameStaged(at, Rtr.encode(encoder, negotiated.rtr().orElseThrow(), stage, at));
-        }
-
-        /** Where a whole frame the encoder writes (at most 128 octets) goes in the stage; makes room for it. */
-        private int frameStart() throws IOException {
-            room(0, 128);
-            return stage.position();
-        }
-
-        /** The encoder wrote a whole FPDU of {@code n} octets at {@code at}: it joins the batch. */
-        private void frameStaged(int at, int n) {
-            stage.position(at + n);
-            staged(at, at + n);
-            counters.fpduOut();
-        }
-
-        private boolean sendReadResponse() throws IOException {
-            if (queues.irqEmpty()) {
-                return false;
-            }
-            ReadQueues.InboundRead r = queues.irqPeek();
-            BufferCursor source = r.source;
-            r.source = null;
-            // the slot is released just before the last segment is queued (inside sendMessage): the requester may
-            // issue its next read as soon as that segment arrives
-            sendMessage(RdmapOpcode.RDMA_READ_RESPONSE, r.sinkStag, r.sinkTo, 0, source, r.length, true);
-            // its IRQ place is free again, but not yet its source cursor: the QP keeps READ_RESPONSE_BATCH more
-            // than the IRQ holds, so at most that many responses may wait in a batch
-            if (++responsesBatched == QpPort.READ_RESPONSE_BATCH) {
-                flush();
-            }
-            return true;
-        }
-
-        private boolean sendNextRequest() throws IOException {
-            // before the ORQ head is read: a read completing from now on wakes this thread
-            queues.txWaitsForRead(true);
-            int outstanding = queues.orqOutstanding();
-            if (queues.orqFull(outstanding)) {
-                return false; // ORD reached: wait for a response
-            }
-            if (batched == batch.length) {
-                flush();
-            }
-            WireRequest next = batch[batched];
-            int result;
-            if (carried) {
-                carried = false; // taken by an owner that could not send it (tooLargeForSmallTurn)
-                result = QpPort.READY;
-            } else {
-                result = qp.nextRequest(next, outstanding);
-            }
-            queues.txWaitsForRead(result == QpPort.FENCED);
-            building = result == QpPort.READY;
-            if (building && !ownerWaits && tooLargeForSmallTurn(next)) {
-                building = false;
-                carried = true;
-                leftWork = true;
-                return false;
-            }
-            switch (result) {
-                case QpPort.READY -> {
-                    switch (next.kind) {
-                        case WireRequest.WRITE -> {
-                            if (sendMessage(RdmapOpcode.RDMA_WRITE, next.remoteToken, next.remoteAddress, 0,
-                                next.local, next.length, false)) {
-                                batched++;
-                            } else {
-                                clear(next);
-                            }
-                        }
-                        case WireRequest.SEND -> {
-                            RdmapOpcode op = next.invalidate
-                                ? (next.solicited ? RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE
-                                    : RdmapOpcode.SEND_WITH_INVALIDATE)
-                                : (next.solicited ? RdmapOpcode.SEND_WITH_SE : RdmapOpcode.SEND);
-                            if (sendMessage(op, next.invalidate ? next.invalidateToken : 0, 0, ++sendMsn,
-                                next.local, next.length, false)) {
-                                batched++;
-                            } else {
-                                clear(next);
-                            }
-                        }
-                        case WireRequest.READ -> sendReadRequest(next);
-                        default -> {
-                            clear(next);
-                            localFailure();
-                        }
-                    }
-                    building = false;
-                    return true;
-                }
-                case QpPort.FAILED -> {
-                    localFailure();
-                    return true;
-                }
-                default -> {
-                    return false; // NONE, or FENCED: a readDone kicks us again
-                }
-            }
-        }
-
-        private void localFailure() {
-            record(terminates.localCatastrophic());
-        }
-
-        private void sendReadRequest(WireRequest r) throws IOException {
-            // published before the write: the response may arrive before write() returns
-            WireRequest slot = queues.orqPush(r);
-            clear(r);
-            int at = frameStart();
-            frameStaged(at, encoder.readRequest(stage, at, ++readMsn, sinkStag, 0L, (int) slot.length,
-                slot.remoteToken, slot.remoteAddress));
-            // no sent(): the read completes when its response is placed (on the receive thread, which may be
-            // before this batch's write returns)
-        }
-
-        /**
-         * Queues one message as FPDUs of at most the segment length: a tagged one ({@code op} tagged: {@code key}
-         * is the STag, {@code to} the tagged offset) or an untagged one ({@code key}: the STag to invalidate or 0,
-         * {@code msn}). Payloads are sliced {@link #PART_FPDUS} FPDUs at a time, so that the views of one slicing
-         * call can share a batch.
-         *
-         * @return false if a failure stopped it (nothing of it is written then)
-         */
-        private boolean sendMessage(RdmapOpcode op, int key, long to, int msn, BufferCursor src,
-                                    long total, boolean releasesIrqSlot) throws IOException {
-            int headerLength = op.fpduHeaderLength();
-            int max = segmentLength - headerLength - FpduFlyweight.CRC_LENGTH;
-            long offset = 0;
-            do {
-                if (state.failure() != null) {
-                    return false;
-                }
-                long part = Math.min(total - offset, (long) max * PART_FPDUS);
-                int views = 0;
-                if (offset > 0) {
-                    // a slicing call may hand out again the views of the last one on this cursor: those must be
-                    // written before they are repositioned
-                    flush();
-                }
-                if (part > 0) {
-                    views = src == null ? -1 : src.slices(offset, part, max, viewScratch, 0);
-                    if (views < 0 && src != null) {
-                        // too many memory pieces for one slicing call: one FPDU, halved until its pieces fit
-                        part = Math.min(part, max);
-                        views = src.slices(offset, part, max, viewScratch, 0);
-                        while (views < 0 && part > 4) {
-                            part = Math.max(4, (part / 2) & ~3);
-                            views = src.slices(offset, part, max, viewScratch, 0);
-                        }
-                    }
-                    if (views < 0) {
-                        java.util.Arrays.fill(viewScratch, null);
-                        localFailure();
-                        return false;
-                    }
-                }
-                // the part's FPDUs, each taking the views that cover its payload
-                long done = 0;
-                int v = 0;
-                do {
-                    int chunk = (int) Math.min(max, part - done);
-                    int first = v;
-                    long covered = 0;
-                    while (covered < chunk) {
-                        covered += viewScratch[v++].remaining();
-                    }
-                    boolean last = offset + done + chunk == total;
-                    if (last && releasesIrqSlot) {
-                        queues.irqRelease();
-                    }
-                    appendFpdu(op, headerLength, key, to + offset + done, msn, (int) (offset + done), last,
-                        first, v - first, chunk);
-                    done += chunk;
-                } while (done < part);
-                java.util.Arrays.fill(viewScratch, 0, views, null);
-                offset += part;
-            } while (offset < total);
-            return true;
-        }
-
-        /**
-         * Appends one FPDU: header, payload ({@code count} views from {@code viewScratch[first]}), pad, CRC. The
-         * encoder writes the framing; a payload up to {@link #STAGED_PAYLOAD} octets is copied behind the header,
-         * a larger one is gathered from its views.
-         */
-        private void appendFpdu(RdmapOpcode op, int headerLength, int key, long to, int msn, int mo, boolean last,
-                                int first, int count, int payload) throws IOException {
-            boolean stagedPayload = payload <= STAGED_PAYLOAD;
-            room(stagedPayload ? 0 : count, headerLength + (stagedPayload ? payload : 0) + 8);
-            int at = stage.position();
-            int end = at + encoder.header(stage, at, op, last, key, to, msn, mo, payload);
-            if (stagedPayload) {
-                stage.position(end);
-                for (int i = first; i < first + count; i++) {
-                    stage.put(viewScratch[i]);
-                }
-                end = stage.position();
-                int trailerEnd = end + encoder.trailer(stage, at, end, null, 0, 0);
-                stage.position(trailerEnd);
-                staged(at, trailerEnd);
-            } else {
-                int trailerEnd = end + encoder.trailer(stage, at, end, viewScratch, first, count);
-                staged(at, end);
-                for (int i = first; i < first + count; i++) {
-                    ByteBuffer b = viewScratch[i];
-                    gather[entries++] = b;
-                    batchBytes += b.remaining();
-                }
-                stage.position(trailerEnd);
-                staged(end, trailerEnd);
-            }
-            counters.fpduOut();
-        }
-
-        /**
-         * Makes room for an FPDU: {@code views} payload views and {@code stageBytes} staged octets, writing the
-         * batch first when it is full.
-         */
-        private void room(int views, int stageBytes) throws IOException {
-            if (entries + views + 2 > gather.length || stageViewsUsed + 2 > stageViews.length
-                || stage.remaining() < stageBytes + 8 || batchBytes >= BATCH_BYTES) {
-                flush();
-            }
-        }
-
-        /** Adds {@code stage[from, to)} to the I/O vector, extending the last entry when it ends at {@code from}. */
-        private void staged(int from, int to) {
-            if (to <= from) {
-                return;
-            }
-            batchBytes += to - from;
-            if (entries > 0 && stageViewsUsed > 0) {
-                ByteBuffer lastView = stageViews[stageViewsUsed - 1];
-                if (gather[entries - 1] == lastView && lastView.limit() == from) {
-                    lastView.limit(to);
-                    return;
-                }
-            }
-            ByteBuffer b = stageViews[stageViewsUsed];
-            if (b == null) {
-                b = stageViews[stageViewsUsed] = stage.duplicate();
-            }
-            stageViewsUsed++;
-            b.limit(to).position(from);
-            gather[entries++] = b;
-        }
-
-        /** Writes the batch (one gathering write, repeated until every octet is out), then completes its requests. */
-        void flush() throws IOException {
-            flush(false);
-        }
-
-        /**
-         * Writes the batch, then completes its requests.
-         *
-         * @param mayLeave when the socket is full and the owner may not wait, leave the rest of the batch to the
-         *     transmit thread ({@link #pendingFlush}) instead of waiting; only a batch's final write may
-         */
-        void flush(boolean mayLeave) throws IOException {
-            if (entries > 0) {
-                if (!captured) {
-                    capture.outbound(gather, entries);
-                }
-                captured = true;
-                if (!writeBatch(mayLeave)) {
-                    pendingFlush = true;
-                    leftWork = true;
-                    return;
-                }
-            }
-            pendingFlush = false;
-            resetBatch();
-            int n = batched;
-            batched = 0;
-            for (int i = 0; i < n; i++) {
-                WireRequest r = batch[i];
-                qp.sent(r);
-                clear(r);
-            }
-            if ((building || carried) && n > 0) { // the request being queued moves to the head of the next batch
-                WireRequest r = batch[0];
-                batch[0] = batch[n];
-                batch[n] = r;
-            }
-        }
-
-        /**
-         * Writes what is left of the batch (every FPDU whole). A blocking channel always takes some; a non-blocking
-         * one may take nothing, and then the owner waits until the socket is writable, unless it may not wait and
-         * {@code mayLeave}.
-         *
-         * @return false when it left the rest unwritten
-         */
-        private boolean writeBatch(boolean mayLeave) throws IOException {
-            long remaining = batchBytes - written;
-            while (remaining > 0) {
-                long n = entries == 1 ? channel.write(gather[0]) : channel.write(gather, 0, entries);
-                written += n;
-                remaining -= n;
-                if (n == 0) {
-                    if (mayLeave && !ownerWaits) {
-                        return false;
-                    }
-                    awaitWritable();
-                }
-            }
-            return true;
-        }
-
-        /** Polling mode, the socket full: waits until it is writable (or the selector is woken: the close). */
-        private void awaitWritable() throws IOException {
-            if (state.isClosed()) {
-                throw new java.nio.channels.ClosedChannelException();
-            }
-            txSelector.select(IGNORE_KEY, 0);
-        }
-
-        /** Writes {@code frame} whole (a Terminate): waits for the socket as {@link #writeBatch} does. */
-        private void writeWhole(ByteBuffer frame) throws IOException {
-            while (frame.hasRemaining()) {
-                if (channel.write(frame) == 0) {
-                    awaitWritable();
-                }
-            }
-        }
-
-        /** Forgets the batch unwritten: its requests never complete as sent (the failure flushes them). */
-        void discard() {
-            pendingFlush = false;
-            carried = false;
-            resetBatch();
-            for (int i = 0; i < batch.length; i++) {
-                clear(batch[i]);
-            }
-            batched = 0;
-            building = false;
-        }
-
-        private void resetBatch() {
-            for (int i = 0; i < entries; i++) {
-                gather[i] = null;
-            }
-            entries = 0;
-            stageViewsUsed = 0;
-            responsesBatched = 0;
-            batchBytes = 0;
-            written = 0;
-            captured = false;
-            stage.clear();
-        }
-
-        private void clear(WireRequest r) {
-            r.local = null;
-            r.handle = null;
         }
     }
 }
