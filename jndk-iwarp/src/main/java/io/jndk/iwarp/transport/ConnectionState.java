@@ -212,7 +212,7 @@ final class ConnectionState {
         return rxEnded;
     }
 
-    /** @return whether this call may report the end to the QP ({@code failed} or {@code peerClosed}): the first claim */
+    /** @return whether this call may report the end to the QP ({@code failed} or {@code peerClosed}): the first */
     boolean claimEndReport() {
         return endReported.compareAndSet(false, true);
     }

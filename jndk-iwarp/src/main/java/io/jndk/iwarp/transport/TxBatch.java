@@ -187,7 +187,7 @@ final class TxBatch {
         return stage;
     }
 
-    /** The encoder wrote a whole FPDU of {@code n} octets at {@code at} (from {@link #frameStart}): it joins the batch. */
+    /** The encoder wrote a whole FPDU of {@code n} octets at {@code at} ({@link #frameStart}): it joins the batch. */
     void frameStaged(int at, int n) {
         stage.position(at + n);
         staged(at, at + n);

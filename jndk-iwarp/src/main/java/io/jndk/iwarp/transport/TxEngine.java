@@ -61,7 +61,7 @@ final class TxEngine implements Runnable {
     private final MessageSegmenter segmenter;
 
     // ---- shared with posting and receive threads ----------------------------------------------------------
-    /** There may be new work: set by posters ({@link #kick}) and engine hand-offs ({@link #wake}); the owner clears it. */
+    /** There may be new work: set by posters ({@link #kick}) and hand-offs ({@link #wake}); the owner clears it. */
     private final AtomicBoolean signal = new AtomicBoolean();
     /** Held by whichever thread is transmitting: the transmit thread, or a poster in polling mode. */
     private final AtomicBoolean owner = new AtomicBoolean();
