@@ -62,6 +62,7 @@ final class ConsumerDrive {
     /** A selection action that does nothing: waiting is all a selector is for here (and it adds no keys). */
     private static final Consumer<SelectionKey> IGNORE_KEY = k -> { };
 
+    // ---- set at construction; the selectors before the engine threads start ------------------------------
     private final boolean polling;
     /** Polling mode: how long the receive thread spins for input before it waits. */
     private final long spinNanos;
@@ -69,7 +70,7 @@ final class ConsumerDrive {
     /** Opened by {@link #open} before the engine threads start; closed after both ended. */
     private volatile Selector rxSelector, txSelector;
 
-    // ---- who runs the receive side, and how often consumers ask ----------------------------------------------
+    // ---- who runs the receive side, and how often consumers ask (consumers and the receive thread) -----------
     /** Held by whichever thread runs the receive side (see the class comment). */
     private final AtomicBoolean rxOwner = new AtomicBoolean(true);
     /** When a consumer last asked for receive progress ({@link System#nanoTime}); 0: never, or since armed. */

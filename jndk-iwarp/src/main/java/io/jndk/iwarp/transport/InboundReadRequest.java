@@ -14,9 +14,11 @@ import io.jndk.provider.spi.Term;
  * <p>Owned by whoever runs the receive side.
  */
 final class InboundReadRequest {
+    // ---- wiring, set at construction ---------------------------------------------------------------------
     private final QpPort qp;
     private final ReadQueues queues;
     private final TxEngine tx;
+    // ---- owned by whoever runs the receive side ---------------------------------------------------------
     private final BufferCursor[] out = new BufferCursor[1];
     private int expectedMsn = 1;
 

@@ -17,12 +17,14 @@ import io.jndk.provider.spi.WireRequest;
  * <p>Owned by whoever runs the receive side.
  */
 final class InboundReadResponse {
+    // ---- wiring, set at construction ---------------------------------------------------------------------
     private final QpPort qp;
     private final ReadQueues queues;
     private final TxEngine tx;
     private final RxPlacement placement;
     /** The STag this side's Read Requests name as their sink. */
     private final int sinkStag;
+    // ---- owned by whoever runs the receive side ---------------------------------------------------------
     /** Octets of the head read's response received so far (its next tagged offset). */
     private long received;
     /** The read being completed, handed to the QP (it carries only the handle and the length). */

@@ -17,9 +17,11 @@ import io.jndk.provider.spi.Term;
  * <p>Owned by whoever runs the receive side.
  */
 final class InboundSend {
+    // ---- wiring, set at construction ---------------------------------------------------------------------
     private final QpPort qp;
     private final RxPlacement placement;
     private final BufferCursor[] out = new BufferCursor[1];
+    // ---- owned by whoever runs the receive side ---------------------------------------------------------
     private int expectedMsn = 1;
     /** The receive the current Send lands in, or {@code null} between Sends. */
     private BufferCursor receive;

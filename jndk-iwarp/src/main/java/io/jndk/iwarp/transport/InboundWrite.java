@@ -12,6 +12,7 @@ import io.jndk.provider.spi.QpPort;
  * <p>Owned by whoever runs the receive side.
  */
 final class InboundWrite {
+    // ---- wiring, set at construction ---------------------------------------------------------------------
     private final QpPort qp;
     private final RxPlacement placement;
     private final BufferCursor[] out = new BufferCursor[1];

@@ -22,12 +22,14 @@ final class MessageSegmenter {
     /** FPDUs whose payload views one slicing call takes. */
     static final int PART_FPDUS = 16;
 
+    // ---- wiring, set at construction ---------------------------------------------------------------------
     private final ConnectionState state;
     private final IwarpConnection connection;
     private final TxBatch batch;
     private final ReadQueues queues;
     private final Terminates terminates;
     private final int segmentLength;
+    // ---- owned by whoever holds the transmit side --------------------------------------------------------
     /** The views of the current slicing call (empty between calls). */
     private final ByteBuffer[] views = new ByteBuffer[MAX_SLICES];
 

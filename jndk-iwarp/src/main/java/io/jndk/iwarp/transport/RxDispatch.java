@@ -26,6 +26,7 @@ import java.nio.ByteBuffer;
  * <p>Owned by whoever runs the receive side (see {@link RxEngine}).
  */
 final class RxDispatch implements FpduListener {
+    // ---- wiring, set at construction ---------------------------------------------------------------------
     private final IwarpConnection connection;
     private final ConnectionState state;
     private final WireCounters counters;
@@ -37,6 +38,7 @@ final class RxDispatch implements FpduListener {
     private final InboundSend send;
     private final InboundReadRequest readRequest;
     private final InboundReadResponse readResponse;
+    // ---- owned by whoever runs the receive side ---------------------------------------------------------
     /** The opcode of the FPDU being received. */
     private RdmapOpcode opcode;
 

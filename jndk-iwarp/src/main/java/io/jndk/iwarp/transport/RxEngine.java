@@ -46,6 +46,7 @@ final class RxEngine implements Runnable {
     /** What a direct read takes beyond the payload: pad and CRC (at most 7 octets), then a header's worth. */
     private static final int READ_AHEAD = 8 + HEADER_READ;
 
+    // ---- wiring, set at construction (before the thread starts) ------------------------------------------
     private final IwarpConnection connection;
     private final ConnectionState state;
     private final SocketChannel channel;

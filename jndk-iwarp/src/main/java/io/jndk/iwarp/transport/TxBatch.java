@@ -39,6 +39,7 @@ final class TxBatch {
     /** Room a whole frame the encoder writes on its own (a Read Request, the RTR) may take. */
     private static final int FRAME_ROOM = 128;
 
+    // ---- wiring, set at construction ---------------------------------------------------------------------
     private final SocketChannel channel;
     private final QpPort qp;
     private final FpduEncoder encoder;

@@ -44,6 +44,7 @@ final class TxEngine implements Runnable {
     /** Polling mode: the largest Write or Send an engine thread posting inline (it may not wait) sends itself. */
     static final int SMALL_INLINE = 16 * 1024;
 
+    // ---- wiring, set at construction (before the thread starts) ------------------------------------------
     private final IwarpConnection connection;
     private final ConnectionState state;
     private final QpPort qp;
