@@ -7,6 +7,10 @@ import java.util.zip.CRC32C;
  * Writes complete FPDUs (length, DDP/RDMAP header, payload, zero pad, CRC trailer) into a buffer
  * with the flyweights of this package. Allocation-free; one instance per sending thread.
  *
+ * <p>A sender that gathers payload straight from its memory writes a data FPDU in two parts instead:
+ * {@link #header} before the payload and {@link #trailer} (pad and CRC over header and payload views)
+ * after it; the octets are the same as those of {@link #tagged} and {@link #untagged}.
+ *
  * <p>All methods take an absolute index and return the number of octets written; they never move
  * the position of any buffer. The destination must have room for
  * {@link FpduFlyweight#fpduLength(int)} octets. Sizes are the caller's business: the ULPDU must not
@@ -53,9 +57,7 @@ public final class FpduEncoder {
      */
     public int tagged(ByteBuffer dst, int index, RdmapOpcode opcode, boolean last, int stag, long to,
                       ByteBuffer payload, int payloadIndex, int payloadLength) {
-        tagged.wrap(dst, index + FpduFlyweight.ULPDU_OFFSET);
-        tagged.control(true, last).opcode(opcode);
-        tagged.stag(stag).taggedOffset(to);
+        writeTagged(dst, index, opcode, last, stag, to);
         return finish(dst, index, DdpTaggedHeaderFlyweight.LENGTH, payload, payloadIndex, payloadLength);
     }
 
@@ -165,6 +167,81 @@ public final class FpduEncoder {
         boolean withHeader = attachedLength > 0;
         return terminate(dst, index, msn, code.layer(), code.errorType(), code.errorCode(),
             withHeader, withHeader, r, ddpSegmentLength, attached, attachedIndex, attachedLength);
+    }
+
+    /**
+     * Writes the framing that goes before an FPDU's payload: the MPA length field and the DDP/RDMAP header of a
+     * data segment (RDMA Write, Read Response or the Send family; the queue number is the opcode's). The payload
+     * follows, in {@code dst} right behind the header or in views of its own memory, and then the trailer
+     * ({@link #trailer}). Together the three give the same octets as {@link #tagged} or {@link #untagged}.
+     *
+     * @param dst destination
+     * @param index absolute index of the FPDU's first octet
+     * @param opcode a data opcode: tagged ones use {@code key} and {@code to}, untagged ones {@code key},
+     *     {@code msn} and {@code messageOffset}
+     * @param last L
+     * @param key tagged: the Data Sink STag; untagged: RsvdULP[8:39] (the STag to invalidate, or 0)
+     * @param to tagged: the Data Sink Tagged Offset of the first payload octet
+     * @param msn untagged: MSN
+     * @param messageOffset untagged: MO
+     * @param payloadLength payload octets that will follow
+     * @return octets written, {@link RdmapOpcode#fpduHeaderLength()}
+     */
+    public int header(ByteBuffer dst, int index, RdmapOpcode opcode, boolean last, int key, long to, int msn,
+                      int messageOffset, int payloadLength) {
+        if (opcode.tagged()) {
+            writeTagged(dst, index, opcode, last, key, to);
+        } else {
+            writeUntagged(dst, index, opcode, last, key, opcode.queueNumber(), msn, messageOffset);
+        }
+        fpdu.wrap(dst, index).ulpduLength(opcode.headerLength() + payloadLength);
+        return opcode.fpduHeaderLength();
+    }
+
+    /**
+     * Writes the trailer of an FPDU begun with {@link #header}: the zero pad and the CRC (or four zeros without
+     * CRC), computed over the length field, the header and the payload. The payload is whatever lies in
+     * {@code dst} between the header and {@code index} (payload copied behind the header), followed by the
+     * octets from position to limit of {@code count} views (payload gathered from its own memory); the views'
+     * positions are left as they were.
+     *
+     * @param dst destination (the buffer the header was written to)
+     * @param headerIndex absolute index of the FPDU's first octet (where {@link #header} wrote)
+     * @param index absolute index of the first pad octet in {@code dst}: the end of the header, or of the payload
+     *     copied behind it
+     * @param views payload views that are not in {@code dst} (may be {@code null} when {@code count} is 0)
+     * @param first first view
+     * @param count number of views
+     * @return octets written: pad plus {@link FpduFlyweight#CRC_LENGTH}
+     */
+    public int trailer(ByteBuffer dst, int headerIndex, int index, ByteBuffer[] views, int first, int count) {
+        int pad = FpduFlyweight.padLength(fpdu.wrap(dst, headerIndex).ulpduLength());
+        int value = 0;
+        if (crcEnabled) {
+            crc.reset();
+            Crc32c.update(crc, dst, headerIndex, index - headerIndex);
+            for (int i = first; i < first + count; i++) {
+                ByteBuffer b = views[i];
+                int p = b.position();
+                crc.update(b);
+                b.position(p);
+            }
+            for (int i = 0; i < pad; i++) {
+                crc.update(0);
+            }
+            value = (int) crc.getValue();
+        }
+        for (int i = 0; i < pad; i++) {
+            dst.put(index + i, (byte) 0);
+        }
+        NetworkOrder.putLeI32(dst, index + pad, value);
+        return pad + FpduFlyweight.CRC_LENGTH;
+    }
+
+    private void writeTagged(ByteBuffer dst, int index, RdmapOpcode opcode, boolean last, int stag, long to) {
+        tagged.wrap(dst, index + FpduFlyweight.ULPDU_OFFSET);
+        tagged.control(true, last).opcode(opcode);
+        tagged.stag(stag).taggedOffset(to);
     }
 
     private void writeUntagged(ByteBuffer dst, int index, RdmapOpcode opcode, boolean last, int rsvdUlp,

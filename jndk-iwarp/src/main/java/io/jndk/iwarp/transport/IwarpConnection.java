@@ -1,212 +1,80 @@
 package io.jndk.iwarp.transport;
 
-import io.jndk.api.DisconnectReason;
 import io.jndk.api.NtStatus;
 import io.jndk.iwarp.cm.MpaNegotiated;
-import io.jndk.iwarp.cm.Rtr;
-import io.jndk.iwarp.codec.CrcVerdict;
-import io.jndk.iwarp.codec.DdpTaggedHeaderFlyweight;
-import io.jndk.iwarp.codec.DdpUntaggedHeaderFlyweight;
-import io.jndk.iwarp.codec.FpduDecoder;
 import io.jndk.iwarp.codec.FpduEncoder;
-import io.jndk.iwarp.codec.FpduError;
-import io.jndk.iwarp.codec.FpduFlyweight;
-import io.jndk.iwarp.codec.FpduHeaderView;
-import io.jndk.iwarp.codec.FpduListener;
-import io.jndk.iwarp.codec.RdmapOpcode;
-import io.jndk.iwarp.codec.ReadRequestFlyweight;
-import io.jndk.iwarp.codec.TerminateCode;
-import io.jndk.iwarp.codec.TerminateFlyweight;
 import io.jndk.iwarp.pcap.PcapWriter;
-import io.jndk.provider.spi.Term;
-import io.jndk.provider.spi.BufferCursor;
-import io.jndk.provider.spi.EngineThread;
+import io.jndk.iwarp.transport.ConnectionState.Phase;
 import io.jndk.provider.spi.PassiveHandler;
 import io.jndk.provider.spi.QpPort;
 import io.jndk.provider.spi.WireConnection;
 import io.jndk.provider.spi.WireCounters;
-import io.jndk.provider.spi.WireRequest;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
-import java.util.zip.CRC32C;
 
 /**
  * The iWARP stream engine of one connection: an RDMAP/DDP/MPA byte stream over a {@link SocketChannel}, driven by
  * one transmit and one receive thread (platform threads by default, virtual threads with the
  * {@code threads=virtual} option; see {@link EngineMode}). The channel is blocking, except in polling mode, where it
- * is non-blocking and the threads wait for readiness on a selector each.
+ * is non-blocking and the threads wait for readiness on a selector each ({@link ConsumerDrive}).
  *
- * <p><b>Transmit side.</b> Whoever holds {@link #txOwner} makes every TX-side call into the {@link QpPort}
- * ({@code nextRequest}, {@code sent}), so they never race: the transmit thread, or in polling mode a posting
- * thread that found the transmit side free (caller-runs). The single final {@code failed} call is the transmit
- * thread's. Each turn: one queued inbound Read Response, then one initiator request; a recorded failure first
- * stops the thread (its Terminate, if any, goes out at an FPDU boundary). An FPDU with up to
- * {@link #STAGED_PAYLOAD} payload octets is copied into one buffer; a larger one's payload is written straight from
- * its memory, all in gathering writes of whole batches. Outside polling mode posting threads only {@link #kick()}:
- * a flag plus {@code unpark}. In polling mode an engine thread posting from an inline notification never waits
- * for the socket ({@link Tx#ownerWaits}). No provider lock is held across socket I/O.
+ * <p>This class is the {@link WireConnection} facade and the connection's lifecycle actions; the engine is in
+ * package-private parts, one concern each (siw's {@code siw_qp_tx.c}, {@code siw_qp_rx.c}, {@code siw_qp.c}):
+ * <ul>
+ *   <li>{@link ConnectionState}: the establishment phase, the first failure, the close and the one-shot facts.
+ *   <li>{@link TxEngine} (the transmit thread and its turns), {@link MessageSegmenter} (a message into FPDUs),
+ *       {@link TxBatch} (the gathering writes).
+ *   <li>{@link RxEngine} (the receive thread and its reads, direct placement), {@link RxDispatch} (the decoder's
+ *       listener: a switch on the opcode), {@link InboundWrite}, {@link InboundSend}, {@link InboundReadRequest},
+ *       {@link InboundReadResponse} (one per message type), {@link RxPlacement} (the current FPDU's target).
+ *   <li>{@link ReadQueues}: the ORQ and IRQ. {@link Terminates}: every Terminate sent. {@link ConnectionCapture}.
+ *   <li>{@link ConsumerDrive}: all of polling mode (consumer-driven receive, caller-runs transmit, selectors).
+ * </ul>
  *
- * <p><b>Receive thread.</b> Reads into a direct buffer and feeds the resumable {@link FpduDecoder};
- * tagged payload is placed straight through the provider's {@link BufferCursor}. In polling mode it may spin for
- * input before it waits, and it stands by while consumers polling the QP's CQs run the receive side themselves
- * ({@link #progress}); whoever holds {@link #rxOwner} makes every RX-side call
- * ({@code writeTarget}, {@code readSource}, {@code beginReceive}, {@code endReceive}, {@code failReceive},
- * {@code readDone}: a Read completes where its response's last octet is placed, with no hand-off)
- * and {@code peerClosed}. A protocol error builds the Terminate here and hands it to the transmit thread.
+ * <p><b>Threads.</b> Whoever holds the transmit side makes every TX-side call into the {@link QpPort}, whoever holds
+ * the receive side every RX-side call ({@link TxEngine}, {@link RxEngine} say who that may be); a TX and an RX call
+ * may run at once. Provider threads call the {@code WireConnection} methods; outside polling mode a poster only
+ * {@link #kick}s (a flag plus {@code unpark}). No provider lock is held across socket I/O.
  *
- * <p><b>Queues.</b> The outbound read queue (ORQ) is a single-producer (TX) ring whose head the RX thread
- * advances (and completes the read) when a Read Response ends; the inbound read queue (IRQ) is a ring filled by
- * RX and drained by TX, up to {@link QpPort#READ_RESPONSE_BATCH} responses per gathering write. Both are
- * preallocated.
- *
- * <p><b>Lifecycle.</b> Both threads start in {@link #begin}. The one that ends last closes the channel.
- * After a failure a guard closes the channel if the peer does not close within {@link #LINGER_MILLIS}.
+ * <p><b>Lifecycle.</b> Both threads start in {@link #begin}. A failure is recorded once ({@link #fail}); the transmit
+ * thread sends its Terminate, if any, and reports it. The thread that ends last closes the channel. After a failure a
+ * guard closes the channel if the peer does not close within {@link #LINGER_MILLIS}.
  */
 public final class IwarpConnection implements WireConnection {
-    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(IwarpConnection.class.getName());
-
 
     /** Bound on how long a failed connection waits for its Terminate to drain and the peer to close. */
     static final long LINGER_MILLIS = 2_000;
-    /** Payload views of one slicing call (up to {@link #PART_FPDUS} FPDUs) before a part is shortened. */
-    static final int MAX_SLICES = 128;
-    /** I/O vector entries of one gathering write (the JDK writes at most IOV_MAX, 1024 on Linux, at once). */
-    static final int GATHER = 2 * MAX_SLICES;
-    /** FPDUs whose payload views one slicing call takes. */
-    static final int PART_FPDUS = 16;
-    /** Requests batched into one gathering write. */
-    static final int BATCH_REQUESTS = 16;
-    /** Octets after which a batch is written. */
-    static final int BATCH_BYTES = 256 * 1024;
-    /** Staging space of a batch: headers, trailers, small payloads. */
-    static final int STAGE_BYTES = 64 * 1024;
-    private static final int RX_BUFFER = 64 * 1024;
-    /** Payloads up to this size are copied next to their header and written as one buffer. */
-    static final int STAGED_PAYLOAD = 4096;
-    private static final int MAX_ORD = 128;
-    /** Turns a poster runs inline before it leaves the rest to the transmit thread. */
-    private static final int INLINE_TURNS = 16;
-    /** Polling mode: the largest Write or Send an engine thread posting inline (it may not wait) sends itself. */
-    static final int SMALL_INLINE = 16 * 1024;
-    /**
-     * Polling mode: the receive thread stands by for a consumer that is polling a CQ of this connection right now
-     * (its last poll at most this long ago, and no CQ armed within {@link #SLICE_NANOS})...
-     */
-    static final long CONSUMER_ACTIVE_NANOS = 50_000;
-    /**
-     * ...and goes on standing by, one slice of this length at a time, while the consumers poll at least
-     * {@link #SLICE_POLLS} times a slice; fewer (a consumer that stopped, or polls only now and then) and it takes
-     * the receive side back. Arming one of the connection's CQs ends the stand-by at once.
-     */
-    static final long SLICE_NANOS = 1_000_000;
-    /** See {@link #SLICE_NANOS}: polls a slice that keep the receive thread standing by (one per 31 µs). */
-    static final int SLICE_POLLS = 32;
-    /**
-     * Polling mode: the longest the receive thread stands by while consumers drive; it then reads once itself
-     * (a backstop: a consumer's step that meets the end of the stream or an error already hands it over at once).
-     */
-    static final long STANDBY_NANOS = 50_000_000;
-    /** Reads one {@link #progress} call takes at most while input is there. */
-    private static final int PROGRESS_READS = 4;
-    /** Outcome of one receive step: something was read, nothing was there (non-blocking), the stream ended. */
-    private static final int STEP_READ = 1, STEP_IDLE = 0, STEP_END = -1;
-    /** A selection action that does nothing: waiting is all a selector is for here (and it adds no keys). */
-    private static final java.util.function.Consumer<SelectionKey> IGNORE_KEY = k -> { };
 
+    // ---- set at construction: read by every part ------------------------------------------------------------
     private final EngineMode engine;
-    /** The role, set at construction. */
+    /** The role: the initiator's side. */
     private final boolean active;
-    private final SocketChannel channel;
+    final SocketChannel channel;
     private final MpaNegotiated negotiated;
     private final int segmentLength;
     private final InetSocketAddress local;
     private final InetSocketAddress remote;
-    private final PcapWriter.TcpStream capture;
+    final ConnectionCapture capture;
+    /** FPDU octets already read behind the MPA frame, for the receive side. */
     private final ByteBuffer surplus;
-    private final int sinkStag;
-
-    private volatile QpPort qp;
-    private volatile PassiveHandler passiveHandler;
-    private volatile Thread txThread;
-    private volatile boolean established;
-    /**
-     * Passive side of an initiator that asked for no ready-to-receive frame (siw's default client mode): the
-     * connection counts as established once the Reply is written, as siw does (IWARP.md 5.4 item 16), but nothing
-     * is sent until the initiator's first frame arrived (RFC 5044 section 7.1.2, which a siw initiator enforces).
-     */
-    private volatile boolean holdOutput;
-    private volatile boolean disconnectRequested;
-    private volatile boolean localClose;
-    private volatile boolean rxEnded;
-    /** The receive thread is in (or about to enter) a read straight into consumer memory. */
-    private volatile boolean directRead;
-    /**
-     * Held by whichever thread runs the receive side: the receive thread (from the start, and for good once it
-     * ends), or in polling mode a consumer's {@link #progress} call while the receive thread stands by.
-     */
-    private final AtomicBoolean rxOwner = new AtomicBoolean(true);
-    /** When a consumer last asked for receive progress ({@link System#nanoTime}); 0: never, or since armed. */
-    private volatile long consumerPolled;
-    /** Consumer polls so far (racy increments: an estimate of the rate is all it is for). */
-    private volatile int consumerPolls;
-    /** When a CQ of this connection was last armed ({@link System#nanoTime}). */
-    private volatile long consumerArmed = System.nanoTime() - SLICE_NANOS;
-    /** {@link #consumerPolls} when a consumer last woke the receive thread out of its selector. */
-    private volatile int pollsAtWake;
-    /** Polling mode: the receive thread is waiting for input in its selector. */
-    private volatile boolean rxSelecting;
-    /** A consumer's step met the end of the stream or an error: the receive thread takes over at once. */
-    private volatile boolean rxHandoff;
-    private volatile Thread rxThread;
-    private volatile Rx rx;
-    /**
-     * Polling mode runs the channel non-blocking, so that a consumer's receive step and a poster that must not
-     * wait (an engine thread running a notification inline) never block in the socket; the engine threads wait
-     * for readiness on these selectors instead (null in the other modes: blocking channel).
-     */
-    private volatile Selector rxSelector, txSelector;
-    private final AtomicBoolean signal = new AtomicBoolean();
-    /** Held by whichever thread is transmitting: the transmit thread, or a poster in polling mode. */
-    private final AtomicBoolean txOwner = new AtomicBoolean();
-    private volatile Tx tx;
-    private final AtomicBoolean started = new AtomicBoolean();
-    private final AtomicBoolean closed = new AtomicBoolean();
-    private final AtomicBoolean endReported = new AtomicBoolean();
-    private final AtomicBoolean localFinCaptured = new AtomicBoolean();
-    private final AtomicInteger passiveState = new AtomicInteger(PASSIVE_PENDING);
-    private final AtomicInteger liveThreads = new AtomicInteger();
-    private final AtomicReference<Failure> failure = new AtomicReference<>();
-    private final CountDownLatch establishedLatch = new CountDownLatch(1);
-    private final CountDownLatch closedLatch = new CountDownLatch(1);
-    private final CountDownLatch threadsDone = new CountDownLatch(1);
-    private Runnable onClose = () -> { };
+    /** The STag this side's Read Requests name as their sink (random, so that a stray response is refused). */
+    final int sinkStag;
+    /** The lifecycle: establishment phase, failure, close, and the one-shot facts of the end. */
+    final ConnectionState state = new ConnectionState();
+    /** Polling mode (hooks that do nothing in the other modes): its state from the start, its selectors from begin. */
+    final ConsumerDrive drive;
     private final WireCounters counters = new WireCounters();
+    /** The transport's bookkeeping when the channel closes; set once, before the connection is handed out. */
+    private Runnable onClose = () -> { };
 
-    private static final int PASSIVE_PENDING = 0, PASSIVE_ESTABLISHED = 1, PASSIVE_FAILED = 2;
-
-    // ---- ORQ: TX appends at orqTail; RX completes (readDone) and frees at orqRxHead ----------------------------
-    private WireRequest[] orq = new WireRequest[0];
-    private volatile long orqTail;
-    private volatile long orqRxHead;
-    /** Set by TX while its next request waits for a read to complete (ORD reached, or fenced): RX wakes it. */
-    private volatile boolean txAwaitsRead;
-
-    // ---- IRQ: RX appends at irqTail; TX sends from irqHead --------------------------------------------------
-    private InboundRead[] irq = new InboundRead[0];
-    private volatile long irqTail;
-    private volatile long irqHead;
+    // ---- set once in begin, before the threads start; read by provider and consumer threads -------------------
+    private volatile PassiveHandler passiveHandler;
+    private volatile TxEngine tx;
+    private volatile RxEngine rx;
 
     /**
      * @param active whether this is the initiator's side
@@ -227,8 +95,9 @@ public final class IwarpConnection implements WireConnection {
         this.segmentLength = mss & ~7;
         this.local = negotiated.localAddress();
         this.remote = negotiated.remoteAddress();
-        this.capture = capture;
+        this.capture = ConnectionCapture.of(capture, active);
         this.sinkStag = ThreadLocalRandom.current().nextInt(1, 1 << 24) << 8;
+        this.drive = new ConsumerDrive(engine, state);
     }
 
     void onClose(Runnable action) {
@@ -247,7 +116,7 @@ public final class IwarpConnection implements WireConnection {
 
     /** @return whether the channel has been closed */
     public boolean isClosed() {
-        return closed.get();
+        return state.isClosed();
     }
 
     /**
@@ -258,15 +127,10 @@ public final class IwarpConnection implements WireConnection {
      * @throws InterruptedException if interrupted
      */
     public boolean awaitClosed(long millis) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-        if (!closedLatch.await(millis, TimeUnit.MILLISECONDS)) {
-            return false;
-        }
-        return liveThreads.get() == 0 && !started.get()
-            || threadsDone.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        return state.awaitClosed(millis);
     }
 
-    // ---- WireConnection ---------------------------------------------------------------------------------
+    // ---- WireConnection -----------------------------------------------------------------------------------
 
     @Override
     public int start(QpPort port) {
@@ -283,62 +147,32 @@ public final class IwarpConnection implements WireConnection {
     }
 
     private void begin(QpPort port, PassiveHandler handler) {
-        if (!started.compareAndSet(false, true)) {
+        // the active side is established at once; a passive one when the initiator's first FPDU arrives, or (no
+        // ready-to-receive frame announced) at once, but silent until that FPDU
+        Phase to = active ? Phase.ESTABLISHED : negotiated.expectsRtr() ? Phase.AWAITING_PEER : Phase.OUTPUT_HELD;
+        if (!state.advance(Phase.NEW, to)) {
             throw new IllegalStateException("already started");
         }
-        this.qp = port;
         this.passiveHandler = handler;
-        int ord = Math.max(1, Math.min(MAX_ORD, port.outboundReadLimit()));
-        orq = new WireRequest[ord];
-        for (int i = 0; i < ord; i++) {
-            orq[i] = new WireRequest();
+        ReadQueues queues = new ReadQueues(port);
+        if (!drive.open(channel)) {
+            closeChannel();
         }
-        int ird = Math.max(1, Math.min(MAX_ORD, port.inboundReadLimit()));
-        irq = new InboundRead[ird];
-        for (int i = 0; i < ird; i++) {
-            irq[i] = new InboundRead();
-        }
-        if (engine.poll() && !closed.get()) {
-            try {
-                channel.configureBlocking(false);
-                rxSelector = Selector.open();
-                channel.register(rxSelector, SelectionKey.OP_READ);
-                txSelector = Selector.open();
-                channel.register(txSelector, SelectionKey.OP_WRITE);
-            } catch (IOException | RuntimeException e) {
-                LOG.log(java.util.logging.Level.WARNING, "iWARP polling mode: cannot make the channel non-blocking", e);
-                closeSelectors();
-                closeChannel();
-            }
-        }
-        boolean establishNow = !active && !negotiated.expectsRtr()
-            && passiveState.compareAndSet(PASSIVE_PENDING, PASSIVE_ESTABLISHED);
-        if (active || establishNow) {
-            established = true;
-        }
-        if (establishNow) {
-            holdOutput = true;
-            establishedLatch.countDown();
-        }
-        if (closed.get()) {
+        if (state.isClosed()) {
             counters.retire();
-            closeSelectors();
-            threadsDone.countDown();
+            drive.close();
+            state.threadsDone();
             return;
         }
-        liveThreads.set(2);
+        state.threadsStarting(2);
         String name = "iwarp-" + local.getPort() + "-" + remote.getPort();
-        Tx transmitter = new Tx();
+        TxEngine transmitter = new TxEngine(this, port, queues);
         this.tx = transmitter;
-        Thread t = engine.thread(name + "-tx", transmitter);
-        txThread = t;
-        t.start();
-        Rx receiver = new Rx();
+        transmitter.start(engine.thread(name + "-tx", transmitter));
+        RxEngine receiver = new RxEngine(this, port, queues, transmitter, surplus);
         this.rx = receiver;
-        Thread r = engine.thread(name + "-rx", receiver);
-        rxThread = r;
-        r.start();
-        if (establishNow) {
+        receiver.start(engine.thread(name + "-rx", receiver));
+        if (to == Phase.OUTPUT_HELD) {
             handler.onEstablished(this);
         }
     }
@@ -350,7 +184,7 @@ public final class IwarpConnection implements WireConnection {
     void awaitEstablished(long millis) {
         boolean done;
         try {
-            done = establishedLatch.await(millis, TimeUnit.MILLISECONDS);
+            done = state.awaitSettled(millis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             done = false;
@@ -362,183 +196,75 @@ public final class IwarpConnection implements WireConnection {
 
     @Override
     public void reject() {
-        localClose = true;
-        endReported.set(true);
+        state.closeLocally();
+        state.endReportNotNeeded();
         closeChannel();
     }
 
     /**
      * New work from the posting thread. In polling mode the poster sends it itself when no other thread is
-     * transmitting (the caller-runs path); otherwise, and always in blocking mode, the transmit thread is woken.
+     * transmitting (the caller-runs path, {@link ConsumerDrive#transmitInline}); otherwise, and always in blocking
+     * mode, the transmit thread is woken.
      */
     @Override
     public void kick() {
-        signal.set(true);
-        if (engine.poll() && txTurnsInline()) {
-            return;
-        }
-        Thread t = txThread;
+        TxEngine t = tx;
         if (t != null) {
-            LockSupport.unpark(t);
+            t.kick();
         }
     }
 
     @Override
     public boolean progressByPolling() {
-        return engine.poll();
+        return drive.polling();
     }
 
     /**
-     * Polling mode: consumer-driven receive. A consumer polling a CQ of this connection's QP calls this (through
-     * the provider) on its own thread: when input is waiting and no other thread runs the receive side, it is
-     * read and placed here, as the receive thread would (direct placement, completions, Terminates), so that a
-     * polling consumer sees a Write land or a Send complete without waiting for the receive thread to wake. Never
-     * blocks: it reads only what the socket already holds. The receive thread stands by while consumers keep
-     * calling at a high rate (see {@link #SLICE_NANOS}, {@link #STANDBY_NANOS}). A call from any engine thread (a
-     * notification callback running inline, on this connection's threads or another's) does nothing.
+     * Polling mode: consumer-driven receive, on the polling consumer's thread ({@link ConsumerDrive#progress}). The
+     * receive thread stands by while consumers keep calling at a high rate (see {@link ConsumerDrive#SLICE_NANOS},
+     * {@link ConsumerDrive#STANDBY_NANOS}). A call from any engine thread does nothing.
      *
      * @return {@link #PROGRESS_CLOSED} once the connection is closed (the caller may forget it), else the number
      *     of reads done (0: nothing waiting, or another thread runs the receive side)
      */
     @Override
     public int progress() {
-        if (closed.get() || rxEnded) {
-            return PROGRESS_CLOSED;
-        }
-        if (!engine.poll() || EngineThread.isEngineThread()) {
-            return 0;
-        }
-        consumerPolled = System.nanoTime();
-        int polls = ++consumerPolls;
-        if (rxSelecting && polls - pollsAtWake >= SLICE_POLLS) {
-            // the receive thread waits for input in its selector and would take the next message itself: wake it,
-            // so that it sees a consumer polling often and stands by (once; it does not wait there meanwhile)
-            pollsAtWake = polls;
-            rxSelector.wakeup();
-        }
-        Rx r = rx;
-        if (r == null || !rxOwner.compareAndSet(false, true)) {
-            return 0;
-        }
-        int reads = 0;
-        try {
-            reads = r.consumerStep();
-        } finally {
-            rxOwner.set(false);
-        }
-        if (rxHandoff) {
-            LockSupport.unpark(rxThread);
-        }
-        return reads;
+        return drive.progress(rx);
     }
 
     @Override
     public void consumerArmed() {
-        consumerArmed = System.nanoTime();
-        if (consumerPolled != 0) {
-            consumerPolled = 0; // notification-driven from now on: the receive thread reads, until polls come again
-            wakeReceiver();
+        if (drive.armed()) {
+            wakeReceiver(); // notification-driven from now on: the receive thread reads, until polls come again
         }
-    }
-
-    /** Wakes the receive thread when it stands by for a polling consumer (a failure, a disconnect, the close). */
-    private void wakeReceiver() {
-        Thread t = rxThread;
-        if (t != null) {
-            LockSupport.unpark(t);
-        }
-        Selector r = rxSelector;
-        if (r != null) {
-            r.wakeup();
-        }
-    }
-
-    /** After both threads ended (or when they never start): the polling mode's selectors go. */
-    private void closeSelectors() {
-        for (Selector sel : new Selector[] {rxSelector, txSelector}) {
-            if (sel != null) {
-                try {
-                    sel.close();
-                } catch (IOException ignored) {
-                    // nothing left to do
-                }
-            }
-        }
-    }
-
-    /** Wakes the transmit thread (every engine-internal hand-off: never sends on the calling thread). */
-    private void wake() {
-        signal.set(true);
-        Thread t = txThread;
-        if (t != null) {
-            LockSupport.unpark(t);
-        }
-    }
-
-    /**
-     * Caller-runs transmission: when the transmit side is free, runs up to {@link #INLINE_TURNS} of its turns on
-     * the posting thread; the transmit thread takes over whatever is left. No provider lock is held here, but the
-     * poster waits in the socket write while the TCP send buffer is full, and an interrupt arriving during that
-     * write closes the connection (the channel is interruptible).
-     *
-     * @return whether this thread transmitted (false: the transmit thread was woken instead)
-     */
-    private boolean txTurnsInline() {
-        Tx t = tx;
-        // an interrupted poster would close the channel in its write (an interruptible channel), or not wait in a
-        // selector: leave it to TX
-        if (t == null || failure.get() != null || closed.get() || Thread.currentThread().isInterrupted()
-            || !txOwner.compareAndSet(false, true)) {
-            return false;
-        }
-        boolean more = false;
-        try {
-            signal.set(false);
-            // an engine thread (a notification running inline, on this connection's receive thread or on another
-            // connection's thread) must never wait for this socket: it takes only small requests and leaves a write
-            // the socket cannot take at once to the transmit thread
-            t.ownerWaits = !EngineThread.isEngineThread() || Thread.currentThread() == txThread;
-            more = t.turns(INLINE_TURNS) == INLINE_TURNS || t.leftWork;
-        } catch (IOException | RuntimeException e) {
-            if (!localClose && !closed.get()) {
-                record(new Failure(NtStatus.STATUS_CONNECTION_RESET, 0, false, DisconnectReason.CONNECTION_RESET,
-                    null, true));
-            }
-        } finally {
-            txOwner.set(false);
-        }
-        if (more || signal.get()) {
-            wake();
-        }
-        return true;
     }
 
     @Override
     public void disconnect() {
-        disconnectRequested = true;
-        if (!started.get()) {
+        state.requestDisconnect();
+        if (!state.started()) {
             reject();
             return;
         }
-        wake();
+        wakeTransmitter();
         wakeReceiver();
     }
 
     @Override
     public void abort(int term) {
-        endReported.set(true); // the provider knows: no failed() back
-        ByteBuffer frame = term == 0 ? null : terminateFrame(new FpduEncoder(negotiated.crc()), term, null, null, 0);
-        if (!started.get()) {
+        state.endReportNotNeeded(); // the provider knows: no failed() back
+        Failure f = new Terminates(new FpduEncoder(negotiated.crc())).sending(term, null);
+        if (!state.started()) {
             reject();
             return;
         }
-        record(new Failure(NtStatus.STATUS_CANCELLED, term, true, DisconnectReason.TERMINATE_SENT, frame, false));
+        fail(f);
     }
 
     @Override
     public void reset() {
-        localClose = true;
-        endReported.set(true);
+        state.closeLocally();
+        state.endReportNotNeeded();
         try {
             channel.setOption(StandardSocketOptions.SO_LINGER, 0);
         } catch (IOException | RuntimeException ignored) {
@@ -562,22 +288,24 @@ public final class IwarpConnection implements WireConnection {
         return remote;
     }
 
+    /** For logs: the role, the addresses and the {@link ConnectionState}. */
     @Override
     public String toString() {
-        return "IwarpConnection[" + (active ? "active " : "passive ") + local + " <-> " + remote
-            + (closed.get() ? " closed" : "") + "]";
+        return "IwarpConnection[" + (active ? "active " : "passive ") + local + " <-> " + remote + " " + state + "]";
     }
 
-    // ---- shared helpers ---------------------------------------------------------------------------------
+    // ---- lifecycle actions (the parts call these; any thread) ------------------------------------------------
 
     /**
-     * First failure wins; the TX thread acts on it. A receive thread blocked in a direct read into consumer memory
-     * is woken at once (its input is shut down), so that nothing more lands in memory the consumer may now
-     * deregister, invalidate or reuse; without one, the input stays open to drain until the peer closes.
+     * Records a failure; the first one wins ({@link ConnectionState#record}) and the transmit thread acts on it. A
+     * receive side blocked in a direct read into consumer memory is woken at once (its input is shut down), so that
+     * nothing more lands in memory the consumer may now deregister, invalidate or reuse; without one, the input stays
+     * open to drain until the peer closes.
      */
-    private void record(Failure f) {
-        if (failure.compareAndSet(null, f)) {
-            if (directRead) {
+    void fail(Failure f) {
+        if (state.record(f)) {
+            RxEngine r = rx;
+            if (r != null && r.inDirectRead()) {
                 try {
                     channel.shutdownInput();
                 } catch (IOException | RuntimeException ignored) {
@@ -585,15 +313,23 @@ public final class IwarpConnection implements WireConnection {
                 }
             }
             guardClose();
-            wake();
+            wakeTransmitter();
             wakeReceiver();
         }
     }
 
+    /** An engine thread's I/O failed (or the engine threw): the connection is reset, unless this side closes anyway. */
+    void resetAfterError() {
+        if (!state.closingLocally() && !state.isClosed()) {
+            fail(Failure.connectionReset());
+        }
+    }
+
+    /** After a failure: closes the channel if the peer has not closed it within {@link #LINGER_MILLIS}. */
     private void guardClose() {
         Thread.ofVirtual().name("iwarp-linger").start(() -> {
             try {
-                if (!closedLatch.await(LINGER_MILLIS, TimeUnit.MILLISECONDS)) {
+                if (!state.awaitCloseDone(LINGER_MILLIS)) {
                     closeChannel();
                 }
             } catch (InterruptedException e) {
@@ -602,1386 +338,82 @@ public final class IwarpConnection implements WireConnection {
         });
     }
 
-    private void failPassive(int status) {
-        if (active || !passiveState.compareAndSet(PASSIVE_PENDING, PASSIVE_FAILED)) {
-            return;
+    /**
+     * The receive side met a frame header while not {@link Phase#ESTABLISHED}: the initiator's first FPDU. A passive
+     * side that held its output lets it go; one that awaited the initiator is established now and tells its handler.
+     *
+     * @return false when the passive side was abandoned already (decoding stops)
+     */
+    boolean firstFrameArrived() {
+        Phase p = state.phase();
+        if (p == Phase.OUTPUT_HELD) {
+            state.advance(Phase.OUTPUT_HELD, Phase.ESTABLISHED);
+            wakeTransmitter();
+            return true;
         }
-        endReported.set(true);
-        localClose = true;
+        if (p == Phase.AWAITING_PEER && state.advance(Phase.AWAITING_PEER, Phase.ESTABLISHED)) {
+            passiveHandler.onEstablished(this);
+            wakeTransmitter();
+            return true;
+        }
+        return false;
+    }
+
+    /** A passive side that never got established: it closes, and its handler hears {@code status}. */
+    void failPassive(int status) {
+        if (!state.advance(Phase.AWAITING_PEER, Phase.ABANDONED)) {
+            return; // the active side, or established already, or abandoned already
+        }
+        state.endReportNotNeeded();
+        state.closeLocally();
         closeChannel();
-        establishedLatch.countDown();
         PassiveHandler h = passiveHandler;
         if (h != null) {
             h.onFailed(status);
         }
     }
 
-    private void threadExit() {
-        if (liveThreads.decrementAndGet() == 0) {
+    /** An engine thread ends; the last one closes the channel and retires the counters. */
+    void threadExit() {
+        if (state.threadEnded()) {
             counters.retire();
             closeChannel();
-            closeSelectors();
-            threadsDone.countDown();
+            drive.close();
+            state.threadsDone();
         }
     }
 
-    private void closeChannel() {
-        if (closed.compareAndSet(false, true)) {
+    /** Closes the channel, once; wakes both engine threads wherever they wait. */
+    void closeChannel() {
+        if (state.close()) {
             try {
                 channel.close();
             } catch (IOException ignored) {
                 // nothing left to do
             }
-            captureLocalFin();
+            capture.localFin();
             onClose.run();
-            closedLatch.countDown();
-            wake();
+            state.closeDone();
+            wakeTransmitter();
             wakeReceiver();
-            Selector w = txSelector;
-            if (w != null) {
-                w.wakeup();
-            }
+            drive.wakeTransmitter();
         }
     }
 
-    /** Records this side's FIN in the capture, once. */
-    private void captureLocalFin() {
-        if (capture != null && localFinCaptured.compareAndSet(false, true)) {
-            capture.fin(active);
+    /** Wakes the transmit thread (every engine-internal hand-off: never sends on the calling thread). */
+    void wakeTransmitter() {
+        TxEngine t = tx;
+        if (t != null) {
+            t.wake();
         }
     }
 
-    /**
-     * Builds a Terminate FPDU for a packed {@link Term} code with the attachments IWARP.md 3.8 asks for.
-     *
-     * @param header the offending FPDU's header, or {@code null}
-     * @param opcode its opcode (when {@code header} is given)
-     * @param payloadLength its DDP payload length (the DDP Segment Length field)
-     */
-    static ByteBuffer terminateFrame(FpduEncoder encoder, int term, FpduHeaderView header, RdmapOpcode opcode,
-                                     int payloadLength) {
-        int layer = Term.layer(term), etype = Term.etype(term), code = Term.code(term);
-        boolean attach = header != null && attachesDdpHeader(layer, etype, code);
-        int attached = 0;
-        boolean r = false;
-        if (attach) {
-            attached = opcode.tagged() ? DdpTaggedHeaderFlyweight.LENGTH : DdpUntaggedHeaderFlyweight.LENGTH;
-            if (layer == Term.LAYER_RDMAP && etype == TerminateCode.ETYPE_RDMAP_REMOTE_PROTECTION
-                && opcode == RdmapOpcode.RDMA_READ_REQUEST) {
-                attached += ReadRequestFlyweight.LENGTH;
-                r = true;
-            }
+    /** Wakes the receive thread where it stands by or waits for input (a failure, a disconnect, the close). */
+    void wakeReceiver() {
+        RxEngine r = rx;
+        if (r != null) {
+            r.unpark();
         }
-        ByteBuffer frame = ByteBuffer.allocate(FpduFlyweight.fpduLength(
-            DdpUntaggedHeaderFlyweight.LENGTH + TerminateFlyweight.MAX_LENGTH));
-        int n = encoder.terminate(frame, 0, 1, layer, etype, code, attach, attach, r,
-            attach ? payloadLength : 0, attach ? header.buffer() : null, FpduFlyweight.ULPDU_OFFSET, attached);
-        return frame.limit(n);
-    }
-
-    /** RFC 5040 Figure 10 as siw applies it: which errors copy the offending DDP header. */
-    static boolean attachesDdpHeader(int layer, int etype, int code) {
-        TerminateCode known = TerminateCode.of(layer, etype, code);
-        if (known != null) {
-            return known.copiesDdpHeader();
-        }
-        return layer != Term.LAYER_LLP && etype != 0;
-    }
-
-    // ---- receive ----------------------------------------------------------------------------------------
-
-    /** The receive thread and the decoder's listener. */
-    private final class Rx implements Runnable, FpduListener {
-        private final FpduDecoder decoder = new FpduDecoder(this, negotiated.crc());
-        private final FpduEncoder encoder = new FpduEncoder(negotiated.crc());
-        private final BufferCursor[] out = new BufferCursor[1];
-        /** The socket's input stream, for {@code available()} (FIONREAD; it takes no read lock); null if closed. */
-        private final java.io.InputStream input;
-        private boolean draining;
-        /** A consumer's {@link #progress} call is running the receive side now. */
-        private boolean consumerStepping;
-
-        Rx() {
-            java.io.InputStream in = null;
-            try {
-                in = channel.socket().getInputStream();
-            } catch (IOException e) {
-                // closed already: the receive thread ends at once (and never spins on available())
-            }
-            input = in;
-        }
-
-        // current FPDU
-        private RdmapOpcode opcode;
-        private BufferCursor target;
-        private long placeOffset;
-        private boolean placeFailed;
-        // untagged receive context (QN 0)
-        private int expectedSendMsn = 1;
-        private BufferCursor receive;
-        private long received;
-        // inbound read request (QN 1)
-        private int expectedReadMsn = 1;
-        // read response context
-        private long responseReceived;
-        /** The read being completed, handed to the QP (its ORQ place is freed after it completes). */
-        private final WireRequest doneRead = new WireRequest();
-
-        /** Where the stream is read into when it is not placed directly. */
-        private final ByteBuffer buffer = ByteBuffer.allocateDirect(RX_BUFFER);
-
-        @Override
-        public void run() {
-            EngineThread deferred = EngineThread.enter();
-            try {
-                if (surplus != null && surplus.hasRemaining()) {
-                    if (capture != null) {
-                        capture.record(!active, surplus, surplus.position(), surplus.remaining());
-                    }
-                    consume(surplus);
-                }
-                boolean readOwed = false;
-                while (!closed.get()) {
-                    deferred.runPending(); // notifications of what the last read completed, outside every lock
-                    Thread.interrupted(); // a callback's interrupt would make every wait return at once
-                    if (!readOwed && consumerDriving()) {
-                        standBy();
-                        readOwed = true; // one read of its own after each stand-by (an orderly close, a lull)
-                        continue;
-                    }
-                    readOwed = false;
-                    int r = step(true);
-                    if (r == STEP_END) {
-                        return;
-                    }
-                    if (r == STEP_IDLE) {
-                        awaitReadable();
-                    }
-                }
-            } catch (IOException | RuntimeException e) {
-                broke(e);
-            } finally {
-                // a Send in progress when the stream ends for any reason (a local abort included, which reports
-                // nothing back) completes its receive: the request it took from the receive queue is not flushed
-                abandonReceive();
-                deferred.runPending();
-                rxEnded = true;
-                wake();
-                threadExit();
-            }
-        }
-
-        /**
-         * One read (straight into a target, or into the buffer) and everything it completes.
-         *
-         * @param engineThread the receive thread (it handles the end of the stream); false for a consumer's step
-         * @return {@link #STEP_READ}, {@link #STEP_IDLE} (polling mode: nothing to read now) or {@link #STEP_END}
-         */
-        private int step(boolean engineThread) throws IOException {
-            int direct = placeDirect();
-            if (direct != PLACE_BUFFERED) {
-                return direct;
-            }
-            buffer.clear();
-            if (largeFrames) {
-                // after a large frame, take just the next header so that its payload can go straight
-                // into its target instead of through this buffer; a payload that is not placed directly
-                // (too little left after its header, no target) is taken whole, not a header's worth at a time
-                buffer.limit(Math.min(buffer.capacity(), HEADER_READ + decoder.payloadRemaining()));
-            }
-            int n = channel.read(buffer);
-            if (n < 0) {
-                if (engineThread) {
-                    if (capture != null) {
-                        capture.fin(!active);
-                    }
-                    endOfStream();
-                }
-                return STEP_END;
-            }
-            if (n == 0) {
-                return STEP_IDLE; // non-blocking (polling mode): nothing there yet
-            }
-            buffer.flip();
-            if (capture != null) {
-                capture.record(!active, buffer, 0, n);
-            }
-            consume(buffer);
-            return STEP_READ;
-        }
-
-        /** A read failed (or the engine threw): the connection is reset, unless it is already going down. */
-        private void broke(Exception e) {
-            if (e instanceof RuntimeException) {
-                LOG.log(java.util.logging.Level.WARNING, "iWARP receive engine failed; resetting the connection", e);
-            }
-            if (!localClose && failure.get() == null && !closed.get()) {
-                if (!established) {
-                    failPassive(NtStatus.STATUS_CONNECTION_ABORTED);
-                } else {
-                    abandonReceive();
-                    record(new Failure(NtStatus.STATUS_CONNECTION_RESET, 0, false,
-                        DisconnectReason.CONNECTION_RESET, null, true));
-                }
-            }
-        }
-
-        /**
-         * A consumer's {@link #progress} call, holding {@link #rxOwner}: the reads the socket can serve now, at most
-         * {@link #PROGRESS_READS}. The end of the stream and errors are left to the receive thread (woken by the
-         * caller), which reports them as it always does.
-         */
-        int consumerStep() {
-            int reads = 0;
-            consumerStepping = true;
-            try {
-                while (reads < PROGRESS_READS && !closed.get() && !rxHandoff) {
-                    int r = step(false);
-                    if (r == STEP_IDLE) {
-                        break;
-                    }
-                    reads++;
-                    if (r == STEP_END) {
-                        rxHandoff = true;
-                    }
-                }
-            } catch (IOException | RuntimeException e) {
-                rxHandoff = true;
-                broke(e);
-            } finally {
-                consumerStepping = false;
-            }
-            return reads;
-        }
-
-        /**
-         * Polling mode: whether a consumer polls now (its last poll within {@link #CONSUMER_ACTIVE_NANOS}) and armed
-         * none of the connection's CQs lately (within {@link #SLICE_NANOS}): a consumer that arms waits for
-         * notifications, and its polls (once or twice per notification) must not keep the receive thread away.
-         */
-        private boolean consumerDriving() {
-            long polled = consumerPolled;
-            long now = System.nanoTime();
-            return engine.poll() && polled != 0 && now - polled < CONSUMER_ACTIVE_NANOS
-                && now - consumerArmed >= SLICE_NANOS && !rxHandoff && failure.get() == null && !disconnectRequested
-                && !draining;
-        }
-
-        /**
-         * Lets polling consumers run the receive side: parks (not in a read, so arriving input wakes nobody) while
-         * they keep polling at a high rate, for at most {@link #STANDBY_NANOS}, until a CQ is armed, or until a
-         * failure, a disconnect, the close or a consumer's hand-off; then takes the receive side back.
-         */
-        private void standBy() {
-            long since = System.nanoTime();
-            rxOwner.set(false);
-            try {
-                long sliceStart = since;
-                int before = consumerPolls;
-                while (!closed.get() && !rxHandoff && failure.get() == null && !disconnectRequested
-                    && consumerPolled != 0 && System.nanoTime() - since < STANDBY_NANOS) {
-                    LockSupport.parkNanos(this, SLICE_NANOS - (System.nanoTime() - sliceStart));
-                    long now = System.nanoTime();
-                    if (now - sliceStart < SLICE_NANOS) {
-                        continue; // woken early (an unpark meant for another moment): the slice goes on
-                    }
-                    int polls = consumerPolls;
-                    if (polls - before < SLICE_POLLS) {
-                        break;
-                    }
-                    sliceStart = now;
-                    before = polls;
-                }
-            } finally {
-                while (!rxOwner.compareAndSet(false, true)) {
-                    Thread.yield(); // a consumer's step is short and never waits for input
-                }
-                rxHandoff = false;
-            }
-        }
-
-        private void endOfStream() {
-            if (draining || failure.get() != null || localClose) {
-                return;
-            }
-            if (!established) {
-                failPassive(NtStatus.STATUS_CONNECTION_ABORTED);
-                return;
-            }
-            abandonReceive();
-            if (disconnectRequested) {
-                return;
-            }
-            if (!decoder.atFrameBoundary()) {
-                // the stream ended inside an FPDU: the connection was lost (RFC 5044), not closed in order
-                record(new Failure(NtStatus.STATUS_CONNECTION_RESET, 0, false, DisconnectReason.CONNECTION_RESET, null,
-                    true));
-                return;
-            }
-            if (endReported.compareAndSet(false, true)) {
-                qp.peerClosed();
-            }
-        }
-
-        private void consume(ByteBuffer chunk) {
-            if (!draining && failure.get() != null) {
-                draining = true; // a local abort: nothing more is placed
-            }
-            if (draining) {
-                return;
-            }
-            FpduError error = decoder.feed(chunk);
-            if (error == FpduError.NONE) {
-                return;
-            }
-            draining = true;
-            if (error == FpduError.CRC_MISMATCH) {
-                counters.crcError();
-            }
-            if (error == FpduError.STOPPED) {
-                return; // a listener callback recorded the failure already
-            }
-            if (!established) {
-                failPassive(NtStatus.STATUS_CONNECTION_ABORTED);
-                return;
-            }
-            abandonReceive();
-            TerminateCode code = error.terminate();
-            if (code == null) { // a malformed Terminate: close, never answer
-                record(new Failure(NtStatus.STATUS_REMOTE_RESOURCES, 0, false, DisconnectReason.TERMINATE_RECEIVED,
-                    null, true));
-                return;
-            }
-            int term = Term.of(code.layer(), code.errorType(), code.errorCode());
-            ByteBuffer frame;
-            if (code.copiesDdpHeader() && decoder.collectedHeaderLength() >= FpduFlyweight.ULPDU_OFFSET
-                + DdpTaggedHeaderFlyweight.LENGTH) {
-                ByteBuffer copy = ByteBuffer.allocate(FpduFlyweight.ULPDU_OFFSET + DdpUntaggedHeaderFlyweight.LENGTH);
-                int copied = decoder.copyDdpHeader(copy, FpduFlyweight.ULPDU_OFFSET);
-                int ulpdu = decoder.header().buffer().getShort(0) & 0xFFFF;
-                frame = ByteBuffer.allocate(FpduFlyweight.fpduLength(
-                    DdpUntaggedHeaderFlyweight.LENGTH + TerminateFlyweight.MAX_LENGTH));
-                int n = encoder.terminate(frame, 0, 1, code, false, Math.max(0, ulpdu - copied), copy,
-                    FpduFlyweight.ULPDU_OFFSET, copied);
-                frame.limit(n);
-            } else {
-                frame = ByteBuffer.allocate(64);
-                frame.limit(encoder.terminate(frame, 0, 1, code, false, 0, null, 0, 0));
-            }
-            record(new Failure(NtStatus.STATUS_CANCELLED, term, true, DisconnectReason.TERMINATE_SENT, frame, false));
-        }
-
-        /**
-         * Polling mode (non-blocking channel), nothing to read: spins for input for the engine's spin time, if any,
-         * then waits until the socket is readable (or the selector is woken: close, failure).
-         */
-        private void awaitReadable() throws IOException {
-            long spin = engine.spinNanos();
-            if (spin > 0 && input != null) {
-                long end = System.nanoTime() + spin;
-                while (input.available() == 0 && System.nanoTime() - end < 0 && !closed.get()) {
-                    Thread.onSpinWait();
-                }
-                if (input.available() > 0) {
-                    return;
-                }
-            }
-            if (!closed.get()) {
-                rxSelecting = true;
-                try {
-                    rxSelector.select(IGNORE_KEY, 0);
-                } finally {
-                    rxSelecting = false;
-                }
-            }
-        }
-
-        /** A Send in progress when the connection breaks completes its receive in error. */
-        private void abandonReceive() {
-            if (receive != null) {
-                receive = null;
-                qp.failReceive(NtStatus.STATUS_CANCELLED, 0);
-            }
-        }
-
-        /** A check failed on the current FPDU: Terminate (attachments per IWARP.md 3.8), stop decoding. */
-        private void protocolError(int term, FpduHeaderView header) {
-            ByteBuffer frame = terminateFrame(encoder, term, header, header.opcode(), header.payloadLength());
-            if (receive != null) {
-                receive = null;
-                qp.failReceive(NtStatus.STATUS_CANCELLED, term);
-            }
-            record(new Failure(NtStatus.STATUS_CANCELLED, term, true, DisconnectReason.TERMINATE_SENT, frame, false));
-            decoder.stop();
-        }
-
-        @Override
-        public void onHeader(FpduHeaderView h) {
-            counters.fpduIn();
-            if (consumerStepping) {
-                counters.fpduInPolled();
-            }
-            if (holdOutput) {
-                holdOutput = false;
-                wake();
-            }
-            if (!established) {
-                if (!passiveState.compareAndSet(PASSIVE_PENDING, PASSIVE_ESTABLISHED)) {
-                    decoder.stop();
-                    return;
-                }
-                established = true;
-                establishedLatch.countDown();
-                passiveHandler.onEstablished(IwarpConnection.this);
-                wake();
-            }
-            opcode = h.opcode();
-            target = null;
-            placeOffset = 0;
-            placeFailed = false;
-            int length = h.payloadLength();
-            switch (opcode) {
-                case RDMA_WRITE -> {
-                    if (length > 0) {
-                        int term = qp.writeTarget(h.stag(), h.taggedOffset(), length, out);
-                        if (term != 0) {
-                            protocolError(term, h);
-                            return;
-                        }
-                        target = out[0];
-                    }
-                }
-                case RDMA_READ_RESPONSE -> {
-                    if (orqRxHead == orqTail) {
-                        protocolError(Term.DDP_CATASTROPHIC, h);
-                        return;
-                    }
-                    WireRequest head = orq[(int) (orqRxHead % orq.length)];
-                    if (h.stag() != sinkStag) {
-                        protocolError(Term.DDP_TAGGED_INVALID_STAG, h);
-                        return;
-                    }
-                    if (h.taggedOffset() != responseReceived || responseReceived + length > head.length) {
-                        protocolError(Term.DDP_TAGGED_BASE_BOUNDS, h);
-                        return;
-                    }
-                    if (length > 0) {
-                        target = head.local;
-                        placeOffset = responseReceived;
-                    }
-                }
-                case RDMA_READ_REQUEST -> onReadRequest(h);
-                case SEND, SEND_WITH_INVALIDATE, SEND_WITH_SE, SEND_WITH_SE_AND_INVALIDATE -> onSendHeader(h, length);
-                case TERMINATE -> {
-                    TerminateFlyweight t = h.terminate();
-                    int term = Term.of(t.layer(), t.errorType(), t.errorCode());
-                    abandonReceive();
-                    record(new Failure(NtStatus.STATUS_REMOTE_RESOURCES, term, false,
-                        DisconnectReason.TERMINATE_RECEIVED, null, true));
-                    decoder.stop();
-                }
-            }
-        }
-
-        private void onReadRequest(FpduHeaderView h) {
-            if (h.msn() != expectedReadMsn) {
-                protocolError(Term.DDP_UNTAGGED_INVALID_MSN, h);
-                return;
-            }
-            long queued = irqTail - irqHead;
-            if (queued >= irq.length || queued >= qp.inboundReadLimit()) {
-                protocolError(Term.RDMAP_CATASTROPHIC_STREAM, h);
-                return;
-            }
-            ReadRequestFlyweight rr = h.readRequest();
-            long size = rr.readSize() & 0xFFFF_FFFFL;
-            BufferCursor source = null;
-            if (size > 0) {
-                int term = qp.readSource(rr.sourceStag(), rr.sourceTaggedOffset(), size, out);
-                if (term != 0) {
-                    protocolError(term, h);
-                    return;
-                }
-                source = out[0];
-            }
-            InboundRead slot = irq[(int) (irqTail % irq.length)];
-            slot.sinkStag = rr.sinkStag();
-            slot.sinkTo = rr.sinkTaggedOffset();
-            slot.length = size;
-            slot.source = source;
-        }
-
-        private void onSendHeader(FpduHeaderView h, int length) {
-            if (h.msn() != expectedSendMsn) {
-                protocolError(Term.DDP_UNTAGGED_INVALID_MSN, h);
-                return;
-            }
-            long mo = h.messageOffset() & 0xFFFF_FFFFL;
-            if (receive == null) {
-                if (mo != 0) {
-                    protocolError(Term.DDP_UNTAGGED_INVALID_MO, h);
-                    return;
-                }
-                int term = qp.beginReceive(out);
-                if (term != 0) {
-                    protocolError(term, h);
-                    return;
-                }
-                receive = out[0];
-                received = 0;
-            } else if (mo != received) {
-                protocolError(Term.DDP_UNTAGGED_INVALID_MO, h);
-                return;
-            }
-            if (received + length > receive.length()) {
-                receive = null;
-                qp.failReceive(NtStatus.STATUS_BUFFER_OVERFLOW, Term.DDP_UNTAGGED_TOO_LONG);
-                protocolError(Term.DDP_UNTAGGED_TOO_LONG, h);
-                return;
-            }
-            if (length > 0) {
-                target = receive;
-                placeOffset = received;
-            }
-        }
-
-        /** {@link #placeDirect}: the payload is not for a direct read; the buffered read takes what comes. */
-        private static final int PLACE_BUFFERED = -2;
-
-        /** Payloads at least this large are read straight into their target. */
-        private static final int DIRECT_PLACEMENT_MIN = 8192;
-        /** Read size while large frames arrive: a whole header, a little payload at most. */
-        private static final int HEADER_READ = 64;
-        /** What a direct read takes beyond the payload: pad and CRC (at most 7 octets), then a header's worth. */
-        private static final int READ_AHEAD = 8 + HEADER_READ;
-        /** Whether the last frame carried a payload worth placing directly. */
-        private boolean largeFrames;
-
-        /** Views of the current target for direct placement (and one more place for the read-ahead); reused. */
-        private final ByteBuffer[] views = new ByteBuffer[65];
-        private final int[] viewStarts = new int[64];
-
-        /**
-         * Direct data placement: when the decoder waits for payload of a checked target, read the payload from the
-         * socket straight into the target memory (scattering read), then account for it in the decoder (CRC).
-         *
-         * @return {@link #STEP_READ}, {@link #STEP_IDLE} (non-blocking, nothing there yet), or
-         *     {@link #PLACE_BUFFERED}: not for a direct read, or the end of the stream (which the buffered read sees)
-         */
-        private int placeDirect() throws IOException {
-            int remaining = decoder.payloadRemaining();
-            // small payloads are cheaper to take with the next buffered read than with a read of their own
-            if (remaining < DIRECT_PLACEMENT_MIN || target == null || placeFailed || draining) {
-                return PLACE_BUFFERED;
-            }
-            int k = target.slices(placeOffset, remaining, Long.MAX_VALUE, views, 0);
-            if (k <= 0 || k >= views.length) {
-                return PLACE_BUFFERED; // more pieces than views, or outside the grant: the buffered path reports it
-            }
-            // views may be windows of a larger buffer (position = where the piece starts): remember the starts
-            for (int i = 0; i < k; i++) {
-                viewStarts[i] = views[i].position();
-            }
-            // the same read takes the FPDU's pad and CRC and the start of what follows (the next header) into the
-            // receive buffer: one system call per FPDU while the stream keeps up
-            buffer.clear().limit(READ_AHEAD);
-            views[k] = buffer;
-            long n;
-            directRead = true;
-            try {
-                // a failure recorded from now on shuts the input down (record); one recorded before is seen here
-                if (failure.get() != null) {
-                    java.util.Arrays.fill(views, 0, k + 1, null);
-                    return PLACE_BUFFERED;
-                }
-                n = channel.read(views, 0, k + 1);
-            } finally {
-                directRead = false;
-            }
-            views[k] = null;
-            if (n <= 0) {
-                for (int i = 0; i < k; i++) {
-                    views[i] = null;
-                }
-                // the end of the stream: the buffered read sees it; nothing there (non-blocking): say so
-                return n < 0 ? PLACE_BUFFERED : STEP_IDLE;
-            }
-            int placed = (int) Math.min(n, remaining);
-            for (int i = 0; i < k; i++) {
-                views[i].limit(views[i].position()).position(viewStarts[i]); // exactly the bytes this read placed
-            }
-            if (capture != null) {
-                for (int i = 0; i < k && views[i].hasRemaining(); i++) {
-                    capture.record(!active, views[i], views[i].position(), views[i].remaining());
-                }
-            }
-            decoder.payloadPlaced(views, 0, k, placed);
-            placeOffset += placed;
-            java.util.Arrays.fill(views, 0, k, null);
-            if (n > placed) {
-                buffer.flip();
-                if (capture != null) {
-                    capture.record(!active, buffer, 0, buffer.remaining());
-                }
-                consume(buffer);
-            }
-            return STEP_READ;
-        }
-
-        @Override
-        public void onPayload(ByteBuffer buffer, int index, int length) {
-            if (target == null || placeFailed) {
-                return;
-            }
-            if (!target.place(placeOffset, buffer, index, length)) {
-                placeFailed = true;
-            }
-            placeOffset += length;
-        }
-
-        @Override
-        public void onFrameEnd(FpduHeaderView h, CrcVerdict verdict) {
-            largeFrames = h.payloadLength() >= DIRECT_PLACEMENT_MIN;
-            if (verdict == CrcVerdict.MISMATCH) {
-                return; // the decoder reports CRC_MISMATCH next
-            }
-            int length = h.payloadLength();
-            if (placeFailed) {
-                boolean tagged = opcode.tagged();
-                if (!tagged && receive != null) {
-                    receive = null;
-                    qp.failReceive(NtStatus.STATUS_BUFFER_OVERFLOW, Term.DDP_UNTAGGED_TOO_LONG);
-                }
-                protocolError(tagged ? Term.DDP_TAGGED_BASE_BOUNDS : Term.DDP_UNTAGGED_TOO_LONG, h);
-                return;
-            }
-            switch (opcode) {
-                case RDMA_WRITE, TERMINATE -> { }
-                case RDMA_READ_RESPONSE -> {
-                    responseReceived += length;
-                    if (h.last()) {
-                        WireRequest head = orq[(int) (orqRxHead % orq.length)];
-                        if (responseReceived != head.length) {
-                            protocolError(Term.DDP_TAGGED_BASE_BOUNDS, h);
-                            return;
-                        }
-                        responseReceived = 0;
-                        // the read completes here, on this thread: no hand-off to TX. It completes before its ORQ
-                        // place is freed: a request fenced behind it (READ_FENCE) must not start while the read's
-                        // local invalidation (in readDone) is still to come. A read posted meanwhile that finds the
-                        // ORQ full is sent by the transmit thread, woken below
-                        doneRead.kind = WireRequest.READ;
-                        doneRead.length = head.length;
-                        doneRead.handle = head.handle;
-                        qp.readDone(doneRead);
-                        doneRead.handle = null;
-                        head.local = null;
-                        head.handle = null;
-                        orqRxHead = orqRxHead + 1;
-                        if (txAwaitsRead) {
-                            wake();
-                        }
-                    }
-                }
-                case RDMA_READ_REQUEST -> {
-                    expectedReadMsn++;
-                    irqTail = irqTail + 1;
-                    wake();
-                }
-                case SEND, SEND_WITH_INVALIDATE, SEND_WITH_SE, SEND_WITH_SE_AND_INVALIDATE -> {
-                    received += length;
-                    if (h.last()) {
-                        BufferCursor done = receive;
-                        receive = null;
-                        expectedSendMsn++;
-                        if (done != null) {
-                            boolean solicited = opcode == RdmapOpcode.SEND_WITH_SE
-                                || opcode == RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE;
-                            int term = qp.endReceive(received, solicited, opcode.invalidates(),
-                                opcode.invalidates() ? h.invalidateStag() : 0);
-                            if (term != 0) {
-                                protocolError(term, h);
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    // ---- transmit ---------------------------------------------------------------------------------------
-
-    /**
-     * The transmit thread, and the transmit side's state for whoever holds {@link #txOwner}.
-     *
-     * <p><b>Batching.</b> FPDUs are not written one by one: every FPDU of a message, and the messages of consecutive
-     * turns (up to {@link #BATCH_REQUESTS} requests or {@link #BATCH_BYTES} octets), go out in one gathering write
-     * of {@code [header][payload views][pad + CRC][header]...}. Headers, trailers and payloads up to
-     * {@link #STAGED_PAYLOAD} octets are staged in one direct buffer (neighbouring pieces share one I/O vector
-     * entry); larger payloads are written straight from registered memory. Requests complete ({@code sent}) after
-     * the write that carried their last octet. The owner flushes before it lets go of the transmit side.
-     */
-    private final class Tx implements Runnable {
-        private final FpduEncoder encoder = new FpduEncoder(negotiated.crc());
-        private final CRC32C crc = new CRC32C();
-        private final boolean crcOn = negotiated.crc();
-        /** Headers, trailers and small payloads of the batch being built. */
-        private final ByteBuffer stage = ByteBuffer.allocateDirect(STAGE_BYTES);
-        /** Views of {@link #stage} for the I/O vector, each made the first time a batch needs that many. */
-        private final ByteBuffer[] stageViews = new ByteBuffer[GATHER];
-        private final ByteBuffer crcView = stage.duplicate();
-        private final ByteBuffer[] gather = new ByteBuffer[GATHER];
-        private final ByteBuffer[] viewScratch = new ByteBuffer[MAX_SLICES];
-        private final DdpTaggedHeaderFlyweight tagged = new DdpTaggedHeaderFlyweight();
-        private final DdpUntaggedHeaderFlyweight untagged = new DdpUntaggedHeaderFlyweight();
-        /** Requests of the batch, completed ({@code sent}) once it is written; {@code nextRequest} fills them. */
-        private final WireRequest[] batch = new WireRequest[BATCH_REQUESTS];
-        private int entries;
-        private int stageViewsUsed;
-        private int batched;
-        /** Read Responses in the batch: their source cursors stay in use until it is written. */
-        private int responsesBatched;
-        /** A request taken from the QP is being queued at {@code batch[batched]} (a flush moves it to index 0). */
-        private boolean building;
-        private long batchBytes;
-        private int sendMsn;
-        private int readMsn;
-        private volatile boolean outputShut;
-        private boolean rtrPending = negotiated.mustSendRtr();
-
-        /** Work the provider deferred to this thread (inline notifications), run once no lock is held. */
-        private EngineThread deferred;
-        /**
-         * Whether the current owner may wait for the socket: the transmit thread and consumer posters may; an
-         * engine thread posting from an inline notification may not ({@link #smallTurn}, {@link #flush(boolean)}).
-         */
-        boolean ownerWaits = true;
-        /** The last turns of an owner that may not wait left work for the transmit thread. */
-        boolean leftWork;
-        /** Octets of the batch written so far (a non-blocking write may take only part of it). */
-        private long written;
-        /** The batch was recorded in the capture (a resumed write does not record it again). */
-        private boolean captured;
-        /** Polling mode: the socket was full and the owner could not wait; the transmit thread writes the rest. */
-        private boolean pendingFlush;
-        /** A request taken by an owner that may not wait, too large for it: the transmit thread sends it. */
-        private boolean carried;
-
-        Tx() {
-            for (int i = 0; i < batch.length; i++) {
-                batch[i] = new WireRequest();
-            }
-        }
-
-        @Override
-        public void run() {
-            deferred = EngineThread.enter();
-            try {
-                loop();
-            } catch (IOException | RuntimeException e) {
-                if (e instanceof RuntimeException) {
-                    LOG.log(java.util.logging.Level.WARNING, "iWARP transmit engine failed; resetting the connection", e);
-                }
-                Failure f = failure.get();
-                if (f == null && !localClose && !closed.get()) {
-                    record(new Failure(NtStatus.STATUS_CONNECTION_RESET, 0, false, DisconnectReason.CONNECTION_RESET,
-                        null, true));
-                }
-                f = failure.get();
-                if (f != null) {
-                    finish(f, false);
-                }
-            } finally {
-                deferred.runPending();
-                threadExit();
-            }
-        }
-
-        private void loop() throws IOException {
-            while (true) {
-                Failure f = failure.get();
-                if (f != null) {
-                    own();
-                    finish(f, true);
-                    return;
-                }
-                if (closed.get()) {
-                    return;
-                }
-                boolean worked = false;
-                boolean owned = txOwner.compareAndSet(false, true);
-                if (owned) {
-                    try {
-                        // only the owner consumes the signal: a poster transmitting inline looks at it again after
-                        // it lets go (txTurnsInline) and wakes this thread for work that arrived meanwhile
-                        signal.set(false);
-                        ownerWaits = true;
-                        worked = turns(BATCH_REQUESTS) > 0;
-                    } finally {
-                        txOwner.set(false);
-                    }
-                    deferred.runPending();
-                    Thread.interrupted(); // a callback's interrupt would make every wait return at once
-                }
-                if (outputShut && rxEnded) {
-                    return;
-                }
-                if (!owned || !worked && !signal.get()) {
-                    LockSupport.park(this);
-                }
-            }
-        }
-
-        /** Waits until a poster running a turn inline has finished it, then keeps the transmit side for good. */
-        private void own() {
-            while (!txOwner.compareAndSet(false, true)) {
-                LockSupport.parkNanos(this, 10_000);
-            }
-        }
-
-        /**
-         * Up to {@code max} turns, batched, then the batch is written. The caller holds {@link #txOwner}.
-         *
-         * @return the turns that found work ({@code max}: there may be more)
-         */
-        int turns(int max) throws IOException {
-            int done = 0;
-            leftWork = false;
-            try {
-                if (pendingFlush) {
-                    if (!ownerWaits) {
-                        leftWork = true;
-                        return 0;
-                    }
-                    flush(); // what a poster that could not wait left unwritten goes first
-                    done++;
-                }
-                while (done < max && (ownerWaits ? turn() : smallTurn())) {
-                    done++;
-                }
-                flush(!ownerWaits);
-            } catch (IOException | RuntimeException e) {
-                discard();
-                throw e;
-            }
-            return done;
-        }
-
-        /**
-         * The turn of an owner that may not wait for the socket: one small initiator request, into a batch that
-         * holds it without a write in between (so that only the batch's final write can find the socket full, and
-         * that write is left to the transmit thread). Anything else (the RTR, Read Responses, a disconnect, a large
-         * request) is left to the transmit thread.
-         */
-        private boolean smallTurn() throws IOException {
-            if (!established || holdOutput || outputShut || failure.get() != null) {
-                return false;
-            }
-            if (rtrPending || irqHead != irqTail || carried || disconnectRequested || !roomForSmall()) {
-                leftWork = true;
-                return false;
-            }
-            return sendNextRequest();
-        }
-
-        /** Whether one more small request (see {@link #SMALL_INLINE}) fits the batch with no write before it. */
-        private boolean roomForSmall() {
-            return batched < batch.length - 1 && batchBytes + SMALL_INLINE + 4096 <= BATCH_BYTES
-                && stage.remaining() >= SMALL_INLINE + 64 * PART_FPDUS
-                && entries + MAX_SLICES + 2 * PART_FPDUS + 2 <= gather.length
-                && stageViewsUsed + 2 * PART_FPDUS + 2 <= stageViews.length;
-        }
-
-        /** Whether a taken request is too large for an owner that may not wait (it would need a write midway). */
-        private boolean tooLargeForSmallTurn(WireRequest r) {
-            if (r.kind == WireRequest.READ) {
-                return false; // one Read Request frame, whatever the length
-            }
-            long perFpdu = segmentLength - RdmapOpcode.SEND.fpduHeaderLength() - FpduFlyweight.CRC_LENGTH;
-            if (r.length > SMALL_INLINE || (r.length + perFpdu - 1) / perFpdu > PART_FPDUS) {
-                return true;
-            }
-            if (r.length == 0 || r.local == null) {
-                return false;
-            }
-            // more memory pieces than one slicing call takes: sendMessage would go FPDU by FPDU, writing in between
-            int views = r.local.slices(0, r.length, perFpdu, viewScratch, 0);
-            java.util.Arrays.fill(viewScratch, null);
-            return views < 0;
-        }
-
-        /** One unit of transmit work (appended to the batch); false when there was nothing to do. */
-        private boolean turn() throws IOException {
-            boolean worked = false;
-            if (established && !holdOutput && !outputShut && failure.get() == null) {
-                if (rtrPending) {
-                    rtrPending = false;
-                    sendRtr();
-                    worked = true;
-                } else if (sendReadResponse()) {
-                    worked = true;
-                } else if (sendNextRequest()) {
-                    worked = true;
-                } else if (disconnectRequested && irqHead == irqTail) {
-                    flush();
-                    outputShut = true;
-                    channel.shutdownOutput();
-                    captureLocalFin();
-                    worked = true;
-                }
-            }
-            return worked;
-        }
-
-        /** Sends the recorded failure's Terminate (if the stream is at an FPDU boundary) and reports it. */
-        private void finish(Failure f, boolean writable) {
-            if (writable && written > 0 && f.frame != null && !outputShut) {
-                // a poster left part of a batch written (polling mode): the rest goes, so that the Terminate
-                // starts at an FPDU boundary
-                try {
-                    writeBatch(false); // false: it waits for the socket, whoever left the batch
-                } catch (IOException | RuntimeException e) {
-                    writable = false;
-                }
-            }
-            if (writable) {
-                discard(); // whole FPDUs only: what was not written yet never goes
-            }
-            if (writable && f.frame != null && !outputShut) {
-                try {
-                    ByteBuffer frame = f.frame.duplicate();
-                    if (capture != null) {
-                        capture.record(active, frame, frame.position(), frame.remaining());
-                    }
-                    writeWhole(frame);
-                    counters.fpduOut();
-                    channel.shutdownOutput();
-                    outputShut = true;
-                } catch (IOException | RuntimeException ignored) {
-                    // the peer is gone; the failure is reported anyway
-                }
-            }
-            if (endReported.compareAndSet(false, true)) {
-                qp.failed(f.status, f.term, f.sent, f.reason);
-            }
-            if (f.closeNow) {
-                closeChannel();
-            }
-        }
-
-        private void sendRtr() throws IOException {
-            int at = frameStart();
-            frameStaged(at, Rtr.encode(encoder, negotiated.rtr().orElseThrow(), stage, at));
-        }
-
-        /** Where a whole frame the encoder writes (at most 128 octets) goes in the stage; makes room for it. */
-        private int frameStart() throws IOException {
-            room(0, 128);
-            return stage.position();
-        }
-
-        /** The encoder wrote a whole FPDU of {@code n} octets at {@code at}: it joins the batch. */
-        private void frameStaged(int at, int n) {
-            stage.position(at + n);
-            staged(at, at + n);
-            counters.fpduOut();
-        }
-
-        private boolean sendReadResponse() throws IOException {
-            if (irqHead == irqTail) {
-                return false;
-            }
-            InboundRead r = irq[(int) (irqHead % irq.length)];
-            BufferCursor source = r.source;
-            r.source = null;
-            // the slot is released just before the last segment is queued (inside sendMessage): the requester may
-            // issue its next read as soon as that segment arrives
-            sendMessage(RdmapOpcode.RDMA_READ_RESPONSE, r.sinkStag, r.sinkTo, 0, source, r.length, true);
-            // its IRQ place is free again, but not yet its source cursor: the QP keeps READ_RESPONSE_BATCH more
-            // than the IRQ holds, so at most that many responses may wait in a batch
-            if (++responsesBatched == QpPort.READ_RESPONSE_BATCH) {
-                flush();
-            }
-            return true;
-        }
-
-        private boolean sendNextRequest() throws IOException {
-            txAwaitsRead = true; // before reading orqRxHead: a read completing from now on wakes this thread
-            long outstanding = orqTail - orqRxHead;
-            if (outstanding >= orq.length) {
-                return false; // ORD reached: wait for a response
-            }
-            if (batched == batch.length) {
-                flush();
-            }
-            WireRequest next = batch[batched];
-            int result;
-            if (carried) {
-                carried = false; // taken by an owner that could not send it (tooLargeForSmallTurn)
-                result = QpPort.READY;
-            } else {
-                result = qp.nextRequest(next, (int) outstanding);
-            }
-            txAwaitsRead = result == QpPort.FENCED;
-            building = result == QpPort.READY;
-            if (building && !ownerWaits && tooLargeForSmallTurn(next)) {
-                building = false;
-                carried = true;
-                leftWork = true;
-                return false;
-            }
-            switch (result) {
-                case QpPort.READY -> {
-                    switch (next.kind) {
-                        case WireRequest.WRITE -> {
-                            if (sendMessage(RdmapOpcode.RDMA_WRITE, next.remoteToken, next.remoteAddress, 0,
-                                next.local, next.length, false)) {
-                                batched++;
-                            } else {
-                                clear(next);
-                            }
-                        }
-                        case WireRequest.SEND -> {
-                            RdmapOpcode op = next.invalidate
-                                ? (next.solicited ? RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE
-                                    : RdmapOpcode.SEND_WITH_INVALIDATE)
-                                : (next.solicited ? RdmapOpcode.SEND_WITH_SE : RdmapOpcode.SEND);
-                            if (sendMessage(op, next.invalidate ? next.invalidateToken : 0, 0, ++sendMsn,
-                                next.local, next.length, false)) {
-                                batched++;
-                            } else {
-                                clear(next);
-                            }
-                        }
-                        case WireRequest.READ -> sendReadRequest(next);
-                        default -> {
-                            clear(next);
-                            localFailure();
-                        }
-                    }
-                    building = false;
-                    return true;
-                }
-                case QpPort.FAILED -> {
-                    localFailure();
-                    return true;
-                }
-                default -> {
-                    return false; // NONE, or FENCED: a readDone kicks us again
-                }
-            }
-        }
-
-        private void localFailure() {
-            record(new Failure(NtStatus.STATUS_CANCELLED, Term.RDMAP_CATASTROPHIC, true,
-                DisconnectReason.TERMINATE_SENT,
-                terminateFrame(encoder, Term.RDMAP_CATASTROPHIC, null, null, 0), false));
-        }
-
-        private void sendReadRequest(WireRequest r) throws IOException {
-            WireRequest slot = orq[(int) (orqTail % orq.length)];
-            slot.kind = r.kind;
-            slot.length = r.length;
-            slot.remoteAddress = r.remoteAddress;
-            slot.remoteToken = r.remoteToken;
-            slot.local = r.local;
-            slot.handle = r.handle;
-            slot.solicited = false;
-            slot.invalidate = false;
-            slot.invalidateToken = 0;
-            clear(r);
-            // publish before the write: the response may arrive before write() returns
-            orqTail = orqTail + 1;
-            int at = frameStart();
-            frameStaged(at, encoder.readRequest(stage, at, ++readMsn, sinkStag, 0L, (int) slot.length,
-                slot.remoteToken, slot.remoteAddress));
-            // no sent(): the read completes when its response is placed (on the receive thread, which may be
-            // before this batch's write returns)
-        }
-
-        /**
-         * Queues one message as FPDUs of at most the segment length: a tagged one ({@code op} tagged: {@code key}
-         * is the STag, {@code to} the tagged offset) or an untagged one ({@code key}: the STag to invalidate or 0,
-         * {@code msn}). Payloads are sliced {@link #PART_FPDUS} FPDUs at a time, so that the views of one slicing
-         * call can share a batch.
-         *
-         * @return false if a failure stopped it (nothing of it is written then)
-         */
-        private boolean sendMessage(RdmapOpcode op, int key, long to, int msn, BufferCursor src,
-                                    long total, boolean releasesIrqSlot) throws IOException {
-            int headerLength = op.fpduHeaderLength();
-            int max = segmentLength - headerLength - FpduFlyweight.CRC_LENGTH;
-            long offset = 0;
-            do {
-                if (failure.get() != null) {
-                    return false;
-                }
-                long part = Math.min(total - offset, (long) max * PART_FPDUS);
-                int views = 0;
-                if (offset > 0) {
-                    // a slicing call may hand out again the views of the last one on this cursor: those must be
-                    // written before they are repositioned
-                    flush();
-                }
-                if (part > 0) {
-                    views = src == null ? -1 : src.slices(offset, part, max, viewScratch, 0);
-                    if (views < 0 && src != null) {
-                        // too many memory pieces for one slicing call: one FPDU, halved until its pieces fit
-                        part = Math.min(part, max);
-                        views = src.slices(offset, part, max, viewScratch, 0);
-                        while (views < 0 && part > 4) {
-                            part = Math.max(4, (part / 2) & ~3);
-                            views = src.slices(offset, part, max, viewScratch, 0);
-                        }
-                    }
-                    if (views < 0) {
-                        java.util.Arrays.fill(viewScratch, null);
-                        localFailure();
-                        return false;
-                    }
-                }
-                // the part's FPDUs, each taking the views that cover its payload
-                long done = 0;
-                int v = 0;
-                do {
-                    int chunk = (int) Math.min(max, part - done);
-                    int first = v;
-                    long covered = 0;
-                    while (covered < chunk) {
-                        covered += viewScratch[v++].remaining();
-                    }
-                    boolean last = offset + done + chunk == total;
-                    if (last && releasesIrqSlot) {
-                        irqHead = irqHead + 1;
-                    }
-                    appendFpdu(op, headerLength, key, to + offset + done, msn, (int) (offset + done), last,
-                        first, v - first, chunk);
-                    done += chunk;
-                } while (done < part);
-                java.util.Arrays.fill(viewScratch, 0, views, null);
-                offset += part;
-            } while (offset < total);
-            return true;
-        }
-
-        /** Appends one FPDU: header, payload ({@code count} views from {@code viewScratch[first]}), pad, CRC. */
-        private void appendFpdu(RdmapOpcode op, int headerLength, int key, long to, int msn, int mo, boolean last,
-                                int first, int count, int payload) throws IOException {
-            boolean stagedPayload = payload <= STAGED_PAYLOAD;
-            room(stagedPayload ? 0 : count, headerLength + (stagedPayload ? payload : 0) + 8);
-            int at = stage.position();
-            if (op.tagged()) {
-                tagged.wrap(stage, at + FpduFlyweight.ULPDU_OFFSET);
-                tagged.control(true, last).opcode(op);
-                tagged.stag(key).taggedOffset(to);
-            } else {
-                untagged.wrap(stage, at + FpduFlyweight.ULPDU_OFFSET);
-                untagged.control(false, last).opcode(op);
-                untagged.rsvdUlp(key).queueNumber(op.queueNumber()).msn(msn).messageOffset(mo);
-            }
-            int ulpdu = headerLength - FpduFlyweight.LENGTH_FIELD_LENGTH + payload;
-            stage.putShort(at, (short) ulpdu);
-            int pad = FpduFlyweight.padLength(ulpdu);
-            int end = at + headerLength;
-            if (stagedPayload) {
-                stage.position(end);
-                for (int i = first; i < first + count; i++) {
-                    stage.put(viewScratch[i]);
-                }
-                end = stage.position();
-            }
-            int value = 0;
-            if (crcOn) {
-                crc.reset();
-                crcView.limit(end).position(at);
-                crc.update(crcView);
-                if (!stagedPayload) {
-                    for (int i = first; i < first + count; i++) {
-                        ByteBuffer b = viewScratch[i];
-                        int p = b.position();
-                        crc.update(b);
-                        b.position(p);
-                    }
-                }
-                for (int i = 0; i < pad; i++) {
-                    crc.update(0);
-                }
-                value = (int) crc.getValue();
-            }
-            int from = at; // the staged piece the trailer ends: the whole FPDU, or only its trailer after the views
-            if (!stagedPayload) {
-                staged(at, end);
-                for (int i = first; i < first + count; i++) {
-                    ByteBuffer b = viewScratch[i];
-                    gather[entries++] = b;
-                    batchBytes += b.remaining();
-                }
-                from = end;
-            }
-            for (int i = 0; i < pad; i++) {
-                stage.put(end + i, (byte) 0);
-            }
-            stage.putInt(end + pad, Integer.reverseBytes(value));
-            stage.position(end + pad + FpduFlyweight.CRC_LENGTH);
-            staged(from, stage.position());
-            counters.fpduOut();
-        }
-
-        /**
-         * Makes room for an FPDU: {@code views} payload views and {@code stageBytes} staged octets, writing the
-         * batch first when it is full.
-         */
-        private void room(int views, int stageBytes) throws IOException {
-            if (entries + views + 2 > gather.length || stageViewsUsed + 2 > stageViews.length
-                || stage.remaining() < stageBytes + 8 || batchBytes >= BATCH_BYTES) {
-                flush();
-            }
-        }
-
-        /** Adds {@code stage[from, to)} to the I/O vector, extending the last entry when it ends at {@code from}. */
-        private void staged(int from, int to) {
-            if (to <= from) {
-                return;
-            }
-            batchBytes += to - from;
-            if (entries > 0 && stageViewsUsed > 0) {
-                ByteBuffer lastView = stageViews[stageViewsUsed - 1];
-                if (gather[entries - 1] == lastView && lastView.limit() == from) {
-                    lastView.limit(to);
-                    return;
-                }
-            }
-            ByteBuffer b = stageViews[stageViewsUsed];
-            if (b == null) {
-                b = stageViews[stageViewsUsed] = stage.duplicate();
-            }
-            stageViewsUsed++;
-            b.limit(to).position(from);
-            gather[entries++] = b;
-        }
-
-        /** Writes the batch (one gathering write, repeated until every octet is out), then completes its requests. */
-        void flush() throws IOException {
-            flush(false);
-        }
-
-        /**
-         * Writes the batch, then completes its requests.
-         *
-         * @param mayLeave when the socket is full and the owner may not wait, leave the rest of the batch to the
-         *     transmit thread ({@link #pendingFlush}) instead of waiting; only a batch's final write may
-         */
-        void flush(boolean mayLeave) throws IOException {
-            if (entries > 0) {
-                if (capture != null && !captured) {
-                    for (int i = 0; i < entries; i++) {
-                        ByteBuffer b = gather[i];
-                        capture.record(active, b, b.position(), b.remaining());
-                    }
-                }
-                captured = true;
-                if (!writeBatch(mayLeave)) {
-                    pendingFlush = true;
-                    leftWork = true;
-                    return;
-                }
-            }
-            pendingFlush = false;
-            resetBatch();
-            int n = batched;
-            batched = 0;
-            for (int i = 0; i < n; i++) {
-                WireRequest r = batch[i];
-                qp.sent(r);
-                clear(r);
-            }
-            if ((building || carried) && n > 0) { // the request being queued moves to the head of the next batch
-                WireRequest r = batch[0];
-                batch[0] = batch[n];
-                batch[n] = r;
-            }
-        }
-
-        /**
-         * Writes what is left of the batch (every FPDU whole). A blocking channel always takes some; a non-blocking
-         * one may take nothing, and then the owner waits until the socket is writable, unless it may not wait and
-         * {@code mayLeave}.
-         *
-         * @return false when it left the rest unwritten
-         */
-        private boolean writeBatch(boolean mayLeave) throws IOException {
-            long remaining = batchBytes - written;
-            while (remaining > 0) {
-                long n = entries == 1 ? channel.write(gather[0]) : channel.write(gather, 0, entries);
-                written += n;
-                remaining -= n;
-                if (n == 0) {
-                    if (mayLeave && !ownerWaits) {
-                        return false;
-                    }
-                    awaitWritable();
-                }
-            }
-            return true;
-        }
-
-        /** Polling mode, the socket full: waits until it is writable (or the selector is woken: the close). */
-        private void awaitWritable() throws IOException {
-            if (closed.get()) {
-                throw new java.nio.channels.ClosedChannelException();
-            }
-            txSelector.select(IGNORE_KEY, 0);
-        }
-
-        /** Writes {@code frame} whole (a Terminate): waits for the socket as {@link #writeBatch} does. */
-        private void writeWhole(ByteBuffer frame) throws IOException {
-            while (frame.hasRemaining()) {
-                if (channel.write(frame) == 0) {
-                    awaitWritable();
-                }
-            }
-        }
-
-        /** Forgets the batch unwritten: its requests never complete as sent (the failure flushes them). */
-        void discard() {
-            pendingFlush = false;
-            carried = false;
-            resetBatch();
-            for (int i = 0; i < batch.length; i++) {
-                clear(batch[i]);
-            }
-            batched = 0;
-            building = false;
-        }
-
-        private void resetBatch() {
-            for (int i = 0; i < entries; i++) {
-                gather[i] = null;
-            }
-            entries = 0;
-            stageViewsUsed = 0;
-            responsesBatched = 0;
-            batchBytes = 0;
-            written = 0;
-            captured = false;
-            stage.clear();
-        }
-
-        private void clear(WireRequest r) {
-            r.local = null;
-            r.handle = null;
-        }
-    }
-
-    /** One queued inbound RDMA Read. */
-    private static final class InboundRead {
-        int sinkStag;
-        long sinkTo;
-        long length;
-        BufferCursor source;
-    }
-
-    /** How the connection failed; the TX thread sends {@link #frame} (if any) and reports it. */
-    private record Failure(int status, int term, boolean sent, int reason, ByteBuffer frame, boolean closeNow) {
+        drive.wakeReceiver();
     }
 }

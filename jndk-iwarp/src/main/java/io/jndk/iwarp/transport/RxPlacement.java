@@ -1,0 +1,77 @@
+package io.jndk.iwarp.transport;
+
+import io.jndk.provider.spi.BufferCursor;
+import java.nio.ByteBuffer;
+
+/**
+ * Where the payload of the FPDU being received goes (siw's {@code siw_rx_fpdu}): the checked target the message's
+ * handler chose in {@code onHeader} ({@link #at}), the offset the next octet lands at, and whether placement failed.
+ * Payload arrives either through the decoder ({@link #place}) or read straight into the target
+ * ({@link RxEngine}'s direct placement, which reports it with {@link #placed}).
+ *
+ * <p>Owned by whoever runs the receive side.
+ */
+final class RxPlacement {
+    /** Payloads at least this large are read straight into their target. */
+    static final int DIRECT_PLACEMENT_MIN = 8192;
+
+    private BufferCursor target;
+    private long offset;
+    private boolean failed;
+    /** Whether the last frame carried a payload worth placing directly (the next read then takes just a header). */
+    private boolean largeFrames;
+
+    /** A new FPDU: no target until its handler names one. */
+    void reset() {
+        target = null;
+        offset = 0;
+        failed = false;
+    }
+
+    /** The FPDU's payload goes to {@code cursor} from {@code at}. */
+    void at(BufferCursor cursor, long at) {
+        target = cursor;
+        offset = at;
+    }
+
+    /** A payload piece the decoder handed over: placed, unless there is no target or placement failed already. */
+    void place(ByteBuffer buffer, int index, int length) {
+        if (target == null || failed) {
+            return;
+        }
+        if (!target.place(offset, buffer, index, length)) {
+            failed = true;
+        }
+        offset += length;
+    }
+
+    /** @return the target for a direct read, or {@code null} (no target, or placement failed) */
+    BufferCursor directTarget() {
+        return failed ? null : target;
+    }
+
+    /** @return where the next payload octet lands in the target */
+    long offset() {
+        return offset;
+    }
+
+    /** {@code n} payload octets were read straight into the target. */
+    void placed(int n) {
+        offset += n;
+    }
+
+    /** @return whether a piece fell outside the target's grant (the FPDU is answered with a Terminate) */
+    boolean failed() {
+        return failed;
+    }
+
+    /** The FPDU ended: remembers whether it was large, for the size of the next read. */
+    void frameEnded(int payloadLength) {
+        largeFrames = payloadLength >= DIRECT_PLACEMENT_MIN;
+    }
+
+    /** @return whether the last frame's payload was large enough to be placed directly */
+    boolean largeFrames() {
+        return largeFrames;
+    }
+}
