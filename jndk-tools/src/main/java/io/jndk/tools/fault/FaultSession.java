@@ -18,7 +18,7 @@ import io.jndk.iwarp.fault.FaultKind;
 import io.jndk.iwarp.fault.FaultPlan;
 import io.jndk.iwarp.fault.FaultProxy;
 import io.jndk.tools.fault.FaultTally.Flow;
-import io.jndk.tools.kit.PerfSupport;
+import io.jndk.tools.kit.Session;
 import io.jndk.tools.kit.Sync;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -72,7 +72,7 @@ final class FaultSession {
     private final int slot;
     private final Arena arena = Arena.ofShared();
     private final List<Req> posted = new ArrayList<>();
-    private final NdkResultEx[] results = PerfSupport.results(16);
+    private final NdkResultEx[] results = Session.results(16);
     private final FaultProxy proxy;
     private final FaultPlan plan;
     private final End a = new End();
@@ -178,7 +178,7 @@ final class FaultSession {
         for (End e : new End[] {a, b}) {
             NdkAdapter adapter = e == a ? pair.active : pair.passive;
             e.pd = Sync.create("CreatePd", adapter::createPd);
-            e.cq = PerfSupport.cq(adapter, 4 * DEPTH);
+            e.cq = Session.cq(adapter, 4 * DEPTH);
             NdkPd pd = e.pd;
             NdkCq cq = e.cq;
             e.qp = Sync.create("CreateQp", (cc, c, o) -> pd.createQp(cq, cq, name, DEPTH, DEPTH, 1, 1, 0, cc, c, o));

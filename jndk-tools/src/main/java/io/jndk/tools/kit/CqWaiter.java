@@ -68,7 +68,7 @@ public final class CqWaiter {
                 throw new IllegalStateException(what + ": no completion within " + Sync.TIMEOUT_MS + " ms");
             }
             if (!block) {
-                spins = PerfSupport.idle(spins);
+                spins = Watchdog.spin(spins);
                 continue;
             }
             signal.drainPermits();

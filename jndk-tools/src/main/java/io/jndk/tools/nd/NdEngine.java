@@ -11,8 +11,9 @@ import io.jndk.api.NdkPd;
 import io.jndk.api.NdkResultEx;
 import io.jndk.api.NtStatus;
 import io.jndk.api.Ref;
+import io.jndk.tools.kit.Checks;
 import io.jndk.tools.kit.Failure;
-import io.jndk.tools.kit.PerfSupport;
+import io.jndk.tools.kit.Net;
 import io.jndk.tools.kit.Sync;
 import io.jndk.tools.nd.NdProtocol.Hello;
 import io.jndk.tools.nd.NdProtocol.Offer;
@@ -83,7 +84,7 @@ final class NdEngine {
     void run(InetSocketAddress server) throws InterruptedException {
         InetAddress local;
         try {
-            local = PerfSupport.localAddressFor(server.getAddress());
+            local = Net.localAddressFor(server.getAddress());
         } catch (IOException e) {
             throw new Failure(Failure.Kind.UNREACHABLE, "no local address reaches " + server.getAddress().getHostAddress()
                     + " (" + e.getMessage() + "; check ip route get " + server.getAddress().getHostAddress() + ")");
@@ -141,7 +142,7 @@ final class NdEngine {
                     ? Failure.printable(data, length.value) : null;
             throw Failure.connect(at, st, reason, "start the server first: ./jndk " + test.tool + " -s");
         }
-        PerfSupport.check(conn.getConnectionData(null, outbound, data, length), "GetConnectionData");
+        Checks.check(conn.getConnectionData(null, outbound, data, length), "GetConnectionData");
         try {
             offer = Offer.decode(data, length.value);
         } catch (IllegalArgumentException e) {
@@ -333,7 +334,7 @@ final class NdEngine {
                 throw Failure.listen(where, st);
             }
             Ref<InetSocketAddress> bound = new Ref<>();
-            PerfSupport.check(listener.getLocalAddress(bound, new IntRef(28)), "GetListenerLocalAddress");
+            Checks.check(listener.getLocalAddress(bound, new IntRef(28)), "GetListenerLocalAddress");
             out.println(test.tool + ": listening on " + bound.get().getAddress().getHostAddress() + ":" + bound.get().getPort());
             out.flush();
             boolean served = false;
@@ -353,7 +354,7 @@ final class NdEngine {
         IntRef length = new IntRef(data.length);
         Hello hello;
         try {
-            PerfSupport.check(conn.getConnectionData(null, null, data, length), "GetConnectionData");
+            Checks.check(conn.getConnectionData(null, null, data, length), "GetConnectionData");
             hello = Hello.decode(data, length.value);
             if (hello.test() != test) {
                 throw new IllegalArgumentException("this is a " + test.tool + " server; the client runs " + hello.test().tool);

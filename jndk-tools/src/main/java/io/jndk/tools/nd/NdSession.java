@@ -11,9 +11,12 @@ import io.jndk.api.NdkQp;
 import io.jndk.api.NdkResultEx;
 import io.jndk.api.NdkSge;
 import io.jndk.api.NtStatus;
+import io.jndk.tools.kit.Checks;
 import io.jndk.tools.kit.Failure;
-import io.jndk.tools.kit.PerfSupport;
+import io.jndk.tools.kit.Memory;
+import io.jndk.tools.kit.Session;
 import io.jndk.tools.kit.Sync;
+import io.jndk.tools.kit.Watchdog;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -43,7 +46,7 @@ final class NdSession implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
     private final List<NdkMr> mrs = new ArrayList<>();
     private final Semaphore wake = new Semaphore(0);
-    private final NdkResultEx[] res = PerfSupport.results(1);
+    private final NdkResultEx[] res = Session.results(1);
     private final NdkSge[] out;
     private final NdkSge[] in;
     private final NdkSge[] ctl = {new NdkSge()};
@@ -75,7 +78,7 @@ final class NdSession implements AutoCloseable {
             for (long i = 0; i < maxSize; i++) {
                 b.set(ValueLayout.JAVA_BYTE, i, pattern(i));
             }
-            m = PerfSupport.register(pd, b, mrs);
+            m = Memory.register(pd, b, mrs);
             ok = true;
         } finally {
             cq = c;
@@ -145,24 +148,24 @@ final class NdSession implements AutoCloseable {
 
     /** Posts a receive for a whole data message (up to the largest size) into the sink region. */
     void receiveData() {
-        PerfSupport.check(qp.receive(null, in, split(in, address(), maxSize)), "post receive");
+        Checks.check(qp.receive(null, in, split(in, address(), maxSize)), "post receive");
     }
 
     /** Posts a receive for a control message (credit, notice, end). */
     void receiveControl() {
         ctl[0].set(buf.address() + 2L * maxSize + CTL_RECEIVE, CTL - CTL_RECEIVE, mr.getLocalToken());
-        PerfSupport.check(qp.receive(null, ctl, 1), "post receive");
+        Checks.check(qp.receive(null, ctl, 1), "post receive");
     }
 
     /** Sends {@code length} octets of the source region, or of the sink region ({@code echo}); 0: an empty message. */
     void sendData(int length, boolean echo) {
-        PerfSupport.check(qp.send(null, out, split(out, echo ? address() : buf.address(), length), 0), "post send");
+        Checks.check(qp.send(null, out, split(out, echo ? address() : buf.address(), length), 0), "post send");
     }
 
     /** Sends the first {@code length} octets of the control area. */
     void sendControl(int length) {
         ctl[0].set(buf.address() + 2L * maxSize, length, mr.getLocalToken());
-        PerfSupport.check(qp.send(null, ctl, length == 0 ? 0 : 1, 0), "post send");
+        Checks.check(qp.send(null, ctl, length == 0 ? 0 : 1, 0), "post send");
     }
 
     /** The int at {@code offset} of the control area. */
@@ -176,12 +179,12 @@ final class NdSession implements AutoCloseable {
 
     /** RDMA Reads {@code length} octets of the peer's buffer into the sink region. */
     void read(int length, long remote, int token) {
-        PerfSupport.check(qp.read(null, out, split(out, address(), length), remote, token, 0), "post read");
+        Checks.check(qp.read(null, out, split(out, address(), length), remote, token, 0), "post read");
     }
 
     /** RDMA Writes {@code length} octets of the source region, or of the sink region ({@code echo}), into the peer's. */
     void write(int length, boolean echo, long remote, int token) {
-        PerfSupport.check(qp.write(null, out, split(out, echo ? address() : buf.address(), length), remote, token, 0),
+        Checks.check(qp.write(null, out, split(out, echo ? address() : buf.address(), length), remote, token, 0),
                 "post write");
     }
 
@@ -220,7 +223,7 @@ final class NdSession implements AutoCloseable {
                     throw new Failure("interrupted");
                 }
             } else {
-                spins = PerfSupport.idle(spins);
+                spins = Watchdog.spin(spins);
                 if ((spins & 4095) == 0 && System.nanoTime() - deadline > 0) {
                     throw stalled(timeoutMs);
                 }
@@ -241,7 +244,7 @@ final class NdSession implements AutoCloseable {
             return null; // flushed: the connection is going away
         }
         throw new Failure(NdkOperationType.name(r.type).toLowerCase(Locale.ROOT) + " failed: " + NtStatus.describe(r.status)
-                + PerfSupport.terminate(r.providerErrorCode));
+                + Checks.terminate(r.providerErrorCode));
     }
 
     /** Waits (without a deadline) until the peer disconnects, passing over any completion. */

@@ -14,10 +14,15 @@ import io.jndk.api.NdkQp;
 import io.jndk.api.NdkResultEx;
 import io.jndk.api.NdkSge;
 import io.jndk.api.NtStatus;
+import io.jndk.tools.kit.Checks;
 import io.jndk.tools.kit.Failure;
-import io.jndk.tools.kit.PerfSupport;
-import io.jndk.tools.kit.PerfThread;
+import io.jndk.tools.kit.Loops;
+import io.jndk.tools.kit.Memory;
+import io.jndk.tools.kit.Net;
+import io.jndk.tools.kit.Session;
 import io.jndk.tools.kit.Sync;
+import io.jndk.tools.kit.ToolThread;
+import io.jndk.tools.kit.Watchdog;
 import io.jndk.tools.perf.PerfProtocol.Accept;
 import io.jndk.tools.perf.PerfProtocol.Op;
 import io.jndk.tools.perf.PerfProtocol.Request;
@@ -116,13 +121,13 @@ final class PerfClient {
      */
     int run(List<PerfFormat.Row> rows, PerfProgress progress) {
         try {
-            local = bind != null ? bind : PerfSupport.localAddressFor(server.getAddress());
+            local = bind != null ? bind : Net.localAddressFor(server.getAddress());
         } catch (IOException e) {
             err.println("jndk perf: no local address reaches " + hostName + " (" + e.getMessage() + "; check ip route get "
                     + hostName + ")");
             return Failure.Kind.UNREACHABLE.exit;
         }
-        Map<String, String> opts = PerfSupport.options(crc, pcap, providerOptions);
+        Map<String, String> opts = Session.options(crc, pcap, providerOptions);
         opts.putIfAbsent("mpa.timeout.ms", Long.toString(CONNECT_TIMEOUT_MS));
         adapter = Ndk.open(NdkOpenParameters.of(transport, local).withOptions(opts));
         pd = Sync.create("CreatePd", adapter::createPd);
@@ -171,16 +176,16 @@ final class PerfClient {
             return List.of(runOne(op, size));
         }
         List<PerfFormat.Part> parts = new ArrayList<>();
-        List<PerfThread> threads = new ArrayList<>();
+        List<ToolThread> threads = new ArrayList<>();
         for (int i = 0; i < qps; i++) {
-            threads.add(PerfThread.start("perf-client-" + i, () -> {
+            threads.add(ToolThread.start("perf-client-" + i, () -> {
                 PerfFormat.Part p = runOne(op, size);
                 synchronized (parts) {
                     parts.add(p);
                 }
             }));
         }
-        for (PerfThread t : threads) {
+        for (ToolThread t : threads) {
             try {
                 t.join(java.time.Duration.ofDays(1)); // each connection gives up by itself when it stops progressing
             } catch (IllegalStateException e) {
@@ -235,9 +240,9 @@ final class PerfClient {
             long backLength = !latency ? length : op == Op.SEND ? 2L * Math.max(size, PerfProtocol.REPORT_LENGTH) : size;
             MemorySegment back = op == Op.WRITE || latency && op == Op.SEND ? arena.allocate(backLength, 4096) : null;
             MemorySegment control = arena.allocate(ACK_SLOTS * 16L, 64);
-            NdkMr mr = PerfSupport.register(pd, buf, mrs);
-            NdkMr backMr = back == null ? null : PerfSupport.register(pd, back, mrs);
-            NdkMr controlMr = PerfSupport.register(pd, control, mrs);
+            NdkMr mr = Memory.register(pd, buf, mrs);
+            NdkMr backMr = back == null ? null : Memory.register(pd, back, mrs);
+            NdkMr controlMr = Memory.register(pd, control, mrs);
             Semaphore notified = new Semaphore(0);
             icq = cq(window + 8, notified);
             rcq = cq(ACK_SLOTS + 8, notified);
@@ -318,7 +323,7 @@ final class PerfClient {
             }
 throw Failure.connect(at, st, null, "start one first: ./jndk perf --server");
         }
-        PerfSupport.check(conn.getConnectionData(null, outbound, data, length), "GetConnectionData");
+        Checks.check(conn.getConnectionData(null, outbound, data, length), "GetConnectionData");
         try {
             return Accept.decode(data, length.value);
         } catch (IllegalArgumentException e) {
@@ -335,7 +340,7 @@ throw Failure.connect(at, st, null, "start one first: ./jndk perf --server");
         final NdkMr controlMr;
         final Accept server;
         final NdkSge[] sge = {new NdkSge()};
-        final NdkResultEx[] res = PerfSupport.results(32);
+        final NdkResultEx[] res = Session.results(32);
         long acked;
         long good = -1, bad = -1;
 
@@ -356,7 +361,7 @@ throw Failure.connect(at, st, null, "start one first: ./jndk perf --server");
          * Nothing completed: spin a little ({@code --poll}), or arm both CQs and sleep until either notifies
          * ({@code --block}; at most 10 ms, so that a completion that slipped in before the arm costs no more).
          */
-        void idle(PerfSupport.Watchdog w) {
+        void idle(Watchdog w) {
             if (notified == null) {
                 w.idle();
                 return;
@@ -389,7 +394,7 @@ throw Failure.connect(at, st, null, "start one first: ./jndk perf --server");
 
         void postControlReceives() {
             for (int i = 0; i < ACK_SLOTS; i++) {
-                PerfSupport.check(qp.receive(i, sge(control, i * 16L, 16, controlMr), 1), "Receive");
+                Checks.check(qp.receive(i, sge(control, i * 16L, 16, controlMr), 1), "Receive");
             }
         }
 
@@ -398,7 +403,7 @@ throw Failure.connect(at, st, null, "start one first: ./jndk perf --server");
             int k = rcq.getCqResultsEx(res, res.length);
             for (int i = 0; i < k; i++) {
                 NdkResultEx r = res[i];
-                PerfSupport.check(r, "receive from the server");
+                Checks.check(r, "receive from the server");
                 int slot = (Integer) r.requestContext;
                 long off = slot * 16L;
                 if (r.bytesTransferred == PerfProtocol.REPORT_LENGTH) {
@@ -409,7 +414,7 @@ throw Failure.connect(at, st, null, "start one first: ./jndk perf --server");
                 } else {
                     throw new IllegalStateException("unexpected " + r.bytesTransferred + "-byte message from the server");
                 }
-                PerfSupport.check(qp.receive(r.requestContext, sge(control, off, 16, controlMr), 1), "Receive");
+                Checks.check(qp.receive(r.requestContext, sge(control, off, 16, controlMr), 1), "Receive");
             }
             return k;
         }
@@ -417,7 +422,7 @@ throw Failure.connect(at, st, null, "start one first: ./jndk perf --server");
         int reapInitiator(String what) {
             int k = icq.getCqResultsEx(res, res.length);
             for (int i = 0; i < k; i++) {
-                PerfSupport.check(res[i], what);
+                Checks.check(res[i], what);
             }
             return k;
         }
@@ -428,12 +433,12 @@ throw Failure.connect(at, st, null, "start one first: ./jndk perf --server");
         long va = l.server.va();
         int token = l.server.token();
         int posted = 0, completed = 0;
-        PerfSupport.Watchdog w = new PerfSupport.Watchdog("write");
+        Watchdog w = new Watchdog("write");
         long t0 = System.nanoTime();
         while (completed < n) {
             while (posted < n && posted - completed < window) {
                 long off = (long) (posted % slots) * size;
-                PerfSupport.check(l.qp.write(null, l.out(src, off, size, srcMr), 1, va + off, token, l.flags), "Write");
+                Checks.check(l.qp.write(null, l.out(src, off, size, srcMr), 1, va + off, token, l.flags), "Write");
                 posted++;
             }
             int k = l.reapInitiator("write completion");
@@ -449,13 +454,13 @@ throw Failure.connect(at, st, null, "start one first: ./jndk perf --server");
         for (int i = 0; i < m; i++) {
             long off = (long) (i % slots) * size;
             long s = System.nanoTime();
-            PerfSupport.check(l.qp.write(null, l.out(src, off, size, srcMr), 1, va + off, token, l.flags), "Write");
+            Checks.check(l.qp.write(null, l.out(src, off, size, srcMr), 1, va + off, token, l.flags), "Write");
             awaitOne(l, "write completion");
             h.recordValue(Math.max(1, (System.nanoTime() - s) / 10));
         }
         // Verification: Read the whole server buffer back; the Read follows the Writes on this QP, so it sees them.
         back.fill((byte) 0);
-        PerfSupport.check(l.qp.read(null, l.sge(back, 0, (int) back.byteSize(), backMr), 1, va, token, 0), "Read");
+        Checks.check(l.qp.read(null, l.sge(back, 0, (int) back.byteSize(), backMr), 1, va, token, 0), "Read");
         awaitOne(l, "read-back completion");
         boolean verified = back.mismatch(src) == -1;
         return part(n, elapsed, h, verified);
@@ -471,18 +476,18 @@ throw Failure.connect(at, st, null, "start one first: ./jndk perf --server");
         }
         boolean verified = true;
         int posted = 0, completed = 0;
-        PerfSupport.Watchdog w = new PerfSupport.Watchdog("read");
+        Watchdog w = new Watchdog("read");
         long t0 = System.nanoTime();
         while (completed < n) {
             while (posted < n && posted - completed < window) {
                 int slot = posted % slots;
                 long off = (long) slot * size;
-                PerfSupport.check(l.qp.read(ctx[slot], l.sge(dst, off, size, dstMr), 1, va + off, token, 0), "Read");
+                Checks.check(l.qp.read(ctx[slot], l.sge(dst, off, size, dstMr), 1, va + off, token, 0), "Read");
                 posted++;
             }
             int k = l.icq.getCqResultsEx(l.res, l.res.length);
             for (int i = 0; i < k; i++) {
-                PerfSupport.check(l.res[i], "read completion");
+                Checks.check(l.res[i], "read completion");
                 verified &= placedAndCleared(dst, expected, (Integer) l.res[i].requestContext, size);
             }
             completed += k;
@@ -499,7 +504,7 @@ throw Failure.connect(at, st, null, "start one first: ./jndk perf --server");
             int slot = i % slots;
             long off = (long) slot * size;
             long s = System.nanoTime();
-            PerfSupport.check(l.qp.read(ctx[slot], l.sge(dst, off, size, dstMr), 1, va + off, token, 0), "Read");
+            Checks.check(l.qp.read(ctx[slot], l.sge(dst, off, size, dstMr), 1, va + off, token, 0), "Read");
             awaitOne(l, "read completion");
             h.recordValue(Math.max(1, (System.nanoTime() - s) / 10));
             verified &= placedAndCleared(dst, expected, slot, size);
@@ -520,11 +525,11 @@ throw Failure.connect(at, st, null, "start one first: ./jndk perf --server");
     private PerfFormat.Part send(Link l, int size, int n, int m, int slots, int window, MemorySegment src, NdkMr srcMr) {
         l.postControlReceives();
         long sent = 0, done = 0;
-        PerfSupport.Watchdog w = new PerfSupport.Watchdog("send");
+        Watchdog w = new Watchdog("send");
         long t0 = System.nanoTime();
         while (l.acked < n) {
             while (sent < n && sent - l.acked < window && sent - done < window) {
-                PerfSupport.check(l.qp.send(null, l.out(src, sent % slots * size, size, srcMr), 1, l.flags), "Send");
+                Checks.check(l.qp.send(null, l.out(src, sent % slots * size, size, srcMr), 1, l.flags), "Send");
                 sent++;
             }
             int k = l.reapInitiator("send completion");
@@ -540,7 +545,7 @@ throw Failure.connect(at, st, null, "start one first: ./jndk perf --server");
         Histogram h = new Histogram(3_600_000_000L, 3);
         for (int i = 0; i < m; i++) {
             long s = System.nanoTime();
-            PerfSupport.check(l.qp.send(null, l.out(src, sent % slots * size, size, srcMr), 1, l.flags), "Send");
+            Checks.check(l.qp.send(null, l.out(src, sent % slots * size, size, srcMr), 1, l.flags), "Send");
             sent++;
             w.progress();
             while (l.acked < sent) {
@@ -569,7 +574,7 @@ throw Failure.connect(at, st, null, "start one first: ./jndk perf --server");
     }
 
     private static void awaitOne(Link l, String what) {
-        PerfSupport.Watchdog w = new PerfSupport.Watchdog(what);
+        Watchdog w = new Watchdog(what);
         while (l.reapInitiator(what) == 0) {
             l.idle(w);
         }
@@ -586,16 +591,16 @@ throw Failure.connect(at, st, null, "start one first: ./jndk perf --server");
     private PerfFormat.Part writeLatency(Link l, int size, int n, MemorySegment src, NdkMr srcMr, MemorySegment back) {
         int last = size - 1;
         long outstanding = 0;
-        PerfSupport.Watchdog w = new PerfSupport.Watchdog("write answer");
+        Watchdog w = new Watchdog("write answer");
         Histogram h = new Histogram(3_600_000_000L, 3);
         long t0 = System.nanoTime();
         for (long i = 0; i < n; i++) {
-            byte tag = PerfSupport.tag(i);
+            byte tag = Loops.tag(i);
             src.set(java.lang.foreign.ValueLayout.JAVA_BYTE, last, tag);
             long s = System.nanoTime();
-            PerfSupport.check(l.qp.write(null, l.out(src, 0, size, srcMr), 1, l.server.va(), l.server.token(), l.flags), "Write");
+            Checks.check(l.qp.write(null, l.out(src, 0, size, srcMr), 1, l.server.va(), l.server.token(), l.flags), "Write");
             outstanding++;
-            while (PerfSupport.byteAcquire(back, last) != tag) {
+            while (Memory.byteAcquire(back, last) != tag) {
                 w.idle();
             }
             w.progress();
@@ -621,18 +626,18 @@ throw Failure.connect(at, st, null, "start one first: ./jndk perf --server");
         NdkSge[] rsge = {new NdkSge()};
         for (int i = 0; i < 2; i++) {
             rsge[0].set(back.address() + i * slot, (int) slot, backMr.getLocalToken());
-            PerfSupport.check(l.qp.receive(i, rsge, 1), "Receive");
+            Checks.check(l.qp.receive(i, rsge, 1), "Receive");
         }
         MemorySegment expect = src.asSlice(0, size);
         boolean ok = true;
         long sending = 0;
-        PerfSupport.Watchdog w = new PerfSupport.Watchdog("send answer");
+        Watchdog w = new Watchdog("send answer");
         Histogram h = new Histogram(3_600_000_000L, 3);
         long t0 = System.nanoTime(), elapsed = 0;
         for (long i = 0; i <= n; i++) { // round n only takes the report
             long s = System.nanoTime();
             if (i < n) {
-                PerfSupport.check(l.qp.send(null, l.out(src, 0, size, srcMr), 1, l.flags), "Send");
+                Checks.check(l.qp.send(null, l.out(src, 0, size, srcMr), 1, l.flags), "Send");
                 sending++;
             }
             while (l.rcq.getCqResultsEx(l.res, 1) == 0) {
@@ -641,7 +646,7 @@ throw Failure.connect(at, st, null, "start one first: ./jndk perf --server");
             }
             w.progress();
             NdkResultEx r = l.res[0];
-            PerfSupport.check(r, "receive from the server");
+            Checks.check(r, "receive from the server");
             int at = (Integer) r.requestContext;
             MemorySegment got = back.asSlice(at * slot, slot);
             if (i == n) {
@@ -658,7 +663,7 @@ throw Failure.connect(at, st, null, "start one first: ./jndk perf --server");
             ok &= r.bytesTransferred == size && got.asSlice(0, size).mismatch(expect) == -1;
             got.fill((byte) 0);
             rsge[0].set(got.address(), (int) slot, backMr.getLocalToken());
-            PerfSupport.check(l.qp.receive(r.requestContext, rsge, 1), "Receive");
+            Checks.check(l.qp.receive(r.requestContext, rsge, 1), "Receive");
             sending -= l.reapInitiator("send completion"); // also when the answer came first: the CQ must not overrun
         }
         while (sending > 0) {

@@ -9,9 +9,9 @@ import io.jndk.api.NdkOpenParameters;
 import io.jndk.api.NdkPd;
 import io.jndk.api.NtStatus;
 import io.jndk.api.Ref;
-import io.jndk.tools.kit.PerfSupport;
-import io.jndk.tools.kit.PerfThread;
+import io.jndk.tools.kit.Session;
 import io.jndk.tools.kit.Sync;
+import io.jndk.tools.kit.ToolThread;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -41,8 +41,8 @@ final class PerfLocal implements AutoCloseable {
         this.settings = settings;
         InetAddress lo = InetAddress.getLoopbackAddress();
         a = Ndk.open(NdkOpenParameters.of(settings.transport(), lo)
-                .withOptions(PerfSupport.options(settings.crc(), settings.pcap(), settings.options())));
-        b = Ndk.open(NdkOpenParameters.of(settings.transport(), lo).withOptions(PerfSupport.options(settings.crc(), null, settings.options())));
+                .withOptions(Session.options(settings.crc(), settings.pcap(), settings.options())));
+        b = Ndk.open(NdkOpenParameters.of(settings.transport(), lo).withOptions(Session.options(settings.crc(), null, settings.options())));
         inlineLimit = settings.inline() ? Math.min(a.info().maxInlineDataSize(), b.info().maxInlineDataSize()) : 0;
         pdA = Sync.create("CreatePd", a::createPd);
         pdB = Sync.create("CreatePd", b::createPd);
@@ -98,17 +98,17 @@ final class PerfLocal implements AutoCloseable {
 
     private PerfFormat.Row run(String op, int size, long iters, long durationNs, PerfProgress progress) {
         boolean inline = size <= inlineLimit && !op.equals("read");
-        List<PerfThread> threads = new ArrayList<>();
+        List<ToolThread> threads = new ArrayList<>();
         List<PerfFormat.Part> results = new ArrayList<>();
         for (PerfPair p : pairs) {
-            threads.add(PerfThread.start("perf-qp-" + p.index, () -> {
+            threads.add(ToolThread.start("perf-qp-" + p.index, () -> {
                 PerfFormat.Part r = p.run(op, size, iters, durationNs, settings.latencyMode(), inline, progress);
                 synchronized (results) {
                     results.add(r);
                 }
             }));
         }
-        for (PerfThread t : threads) {
+        for (ToolThread t : threads) {
             t.join(Duration.ofDays(1)); // each pair gives up by itself when its operations stop completing
         }
         return PerfFormat.sum(size, op, settings.latencyMode() ? "lat" : "bw", results, inline);

@@ -8,10 +8,14 @@ import io.jndk.api.NdkPd;
 import io.jndk.api.NdkQp;
 import io.jndk.api.NdkResultEx;
 import io.jndk.api.NdkSge;
+import io.jndk.tools.kit.Checks;
 import io.jndk.tools.kit.CqWaiter;
-import io.jndk.tools.kit.PerfSupport;
-import io.jndk.tools.kit.PerfThread;
+import io.jndk.tools.kit.Loops;
+import io.jndk.tools.kit.Memory;
+import io.jndk.tools.kit.Session;
 import io.jndk.tools.kit.Sync;
+import io.jndk.tools.kit.ToolThread;
+import io.jndk.tools.kit.Watchdog;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -50,7 +54,7 @@ final class PerfPair implements AutoCloseable {
     private final MemorySegment src, dst, readSrc, echo;
     private final NdkMr srcMr, dstMr, readSrcMr, echoMr;
     private final List<NdkMr> mrs = new ArrayList<>();
-    private final NdkResultEx[] resA = PerfSupport.results(32), resB = PerfSupport.results(32);
+    private final NdkResultEx[] resA = Session.results(32), resB = Session.results(32);
     private final NdkSge[] sgeA = {new NdkSge()}, sgeB = {new NdkSge()};
     private final int depth;
     private volatile long target;
@@ -64,10 +68,10 @@ final class PerfPair implements AutoCloseable {
         echo = arena.allocate(2L * maxSize, 4096);
         dst = arena.allocate(2L * maxSize, 4096);
         readSrc = arena.allocate(maxSize, 4096);
-        srcMr = PerfSupport.register(pdA, src, mrs);
-        echoMr = PerfSupport.register(pdA, echo, mrs);
-        dstMr = PerfSupport.register(pdB, dst, mrs);
-        readSrcMr = PerfSupport.register(pdB, readSrc, mrs);
+        srcMr = Memory.register(pdA, src, mrs);
+        echoMr = Memory.register(pdA, echo, mrs);
+        dstMr = Memory.register(pdB, dst, mrs);
+        readSrcMr = Memory.register(pdB, readSrc, mrs);
         int qd = Math.max(depth * 2, 64);
         waitA = new CqWaiter(block);
         waitB = new CqWaiter(block);
@@ -161,12 +165,12 @@ final class PerfPair implements AutoCloseable {
 
         void receiveAtB(int s) {
             sgeB[0].set(dst.address() + s * slot, size, dstMr.getLocalToken());
-            PerfSupport.check(qpB.receive(CTX[s], sgeB, 1), "Receive");
+            Checks.check(qpB.receive(CTX[s], sgeB, 1), "Receive");
         }
 
         void receiveAtA(int s) {
             sgeA[0].set(echo.address() + s * slot, size, echoMr.getLocalToken());
-            PerfSupport.check(qpA.receive(CTX[s], sgeA, 1), "Receive");
+            Checks.check(qpA.receive(CTX[s], sgeA, 1), "Receive");
         }
     }
 
@@ -181,7 +185,7 @@ final class PerfPair implements AutoCloseable {
                 if (send) {
                     o.receiveAtB(0);
                 }
-                PerfSupport.check(o.post(null), o.name);
+                Checks.check(o.post(null), o.name);
                 posted++;
                 more = posted < n;
             }
@@ -192,14 +196,14 @@ final class PerfPair implements AutoCloseable {
             if (completed < posted) {
                 k = waitA.await(resA, o.name);
                 for (int i = 0; i < k; i++) {
-                    PerfSupport.check(resA[i], o.name + " completion");
+                    Checks.check(resA[i], o.name + " completion");
                 }
                 completed += k;
             }
             if (send) {
                 int m = received < completed || k == 0 ? waitB.await(resB, "receive") : waitB.poll(resB);
                 for (int i = 0; i < m; i++) {
-                    PerfSupport.check(resB[i], "receive completion");
+                    Checks.check(resB[i], "receive completion");
                     ok &= resB[i].bytesTransferred == o.size;
                 }
                 received += m;
@@ -230,16 +234,16 @@ final class PerfPair implements AutoCloseable {
                 o.receiveAtB(0);
             }
             long s = System.nanoTime();
-            PerfSupport.check(o.post(null), o.name);
+            Checks.check(o.post(null), o.name);
             CqWaiter w = send ? waitB : waitA;
             NdkResultEx[] res = send ? resB : resA;
             w.await(res, o.name);
             h.recordValue(Math.max(1, (System.nanoTime() - s) / 10));
-            PerfSupport.check(res[0], o.name + " completion");
+            Checks.check(res[0], o.name + " completion");
             ok &= !send || res[0].bytesTransferred == o.size;
             if (send) {
                 waitA.await(resA, "send");
-                PerfSupport.check(resA[0], "send completion");
+                Checks.check(resA[0], "send completion");
             }
             if (check) {
                 ok &= placed(target, source, o.size);
@@ -257,13 +261,13 @@ final class PerfPair implements AutoCloseable {
         target = Long.MAX_VALUE;
         int last = o.size - 1;
         int inlineFlags = o.flags;
-        PerfSupport.Watchdog dog = new PerfSupport.Watchdog("write echo");
-        PerfThread peer = PerfThread.start("perf-echo-" + index, () -> {
-            PerfSupport.Watchdog w = new PerfSupport.Watchdog("write ping");
+        Watchdog dog = new Watchdog("write echo");
+        ToolThread peer = ToolThread.start("perf-echo-" + index, () -> {
+            Watchdog w = new Watchdog("write ping");
             long outstanding = 0;
             for (long i = 0; ; i++) {
-                byte tag = PerfSupport.tag(i);
-                while (PerfSupport.byteAcquire(dst, last) != tag) {
+                byte tag = Loops.tag(i);
+                while (Memory.byteAcquire(dst, last) != tag) {
                     if (i >= target) {
                         drain(waitB, resB, outstanding);
                         return;
@@ -271,7 +275,7 @@ final class PerfPair implements AutoCloseable {
                     w.idle();
                 }
                 w.progress();
-                PerfSupport.check(qpB.write(null, o.echoSge0, 1, echo.address(), echoMr.getRemoteToken(), inlineFlags),
+                Checks.check(qpB.write(null, o.echoSge0, 1, echo.address(), echoMr.getRemoteToken(), inlineFlags),
                         "Write");
                 outstanding += 1 - reap(waitB, resB, "write");
             }
@@ -279,11 +283,11 @@ final class PerfPair implements AutoCloseable {
         long outstanding = 0, i = 0;
         long t0 = System.nanoTime();
         for (; i < n && ((i & 15) != 0 || System.nanoTime() < deadline); i++) {
-            byte tag = PerfSupport.tag(i);
+            byte tag = Loops.tag(i);
             src.set(ValueLayout.JAVA_BYTE, last, tag);
             long s = System.nanoTime();
-            PerfSupport.check(o.post(null), "Write");
-            while (PerfSupport.byteAcquire(echo, last) != tag) {
+            Checks.check(o.post(null), "Write");
+            while (Memory.byteAcquire(echo, last) != tag) {
                 dog.idle();
             }
             dog.progress();
@@ -315,19 +319,19 @@ final class PerfPair implements AutoCloseable {
         }
         MemorySegment expect = src.asSlice(0, o.size);
         boolean[] peerOk = {true};
-        PerfThread peer = PerfThread.start("perf-echo-" + index, () -> {
+        ToolThread peer = ToolThread.start("perf-echo-" + index, () -> {
             long received = 0, sending = 0;
             while (received < target || sending > 0) {
                 int k = waitB.await(resB, "send ping");
                 for (int j = 0; j < k; j++) {
                     NdkResultEx r = resB[j];
-                    PerfSupport.check(r, "echo");
+                    Checks.check(r, "echo");
                     int c = (Integer) r.requestContext;
                     if (c == 2) {
                         sending--;
                         continue;
                     }
-                    PerfSupport.check(qpB.send(CTX[2], o.answer, 1, o.flags), "Send");
+                    Checks.check(qpB.send(CTX[2], o.answer, 1, o.flags), "Send");
                     sending++;
                     received++;
                     peerOk[0] &= r.bytesTransferred == o.size && dst.asSlice(c * slot, o.size).mismatch(expect) == -1;
@@ -340,13 +344,13 @@ final class PerfPair implements AutoCloseable {
         long t0 = System.nanoTime();
         for (; i < n && ((i & 15) != 0 || System.nanoTime() < deadline); i++) {
             long s = System.nanoTime();
-            PerfSupport.check(o.post(CTX[2]), "Send");
+            Checks.check(o.post(CTX[2]), "Send");
             sending++;
             int echoed = -1;
             while (echoed < 0) {
                 int k = waitA.await(resA, "send echo");
                 for (int j = 0; j < k; j++) {
-                    PerfSupport.check(resA[j], "send");
+                    Checks.check(resA[j], "send");
                     int c = (Integer) resA[j].requestContext;
                     if (c < 2) {
                         echoed = c;
@@ -371,8 +375,8 @@ final class PerfPair implements AutoCloseable {
         peer.join();
         // Both sides still have their two receives posted: consume them so that the next row starts clean.
         for (int s = 0; s < 2; s++) {
-            PerfSupport.check(o.post(CTX[2]), "Send");
-            PerfSupport.check(qpB.send(CTX[2], o.answer, 1, o.flags), "Send");
+            Checks.check(o.post(CTX[2]), "Send");
+            Checks.check(qpB.send(CTX[2], o.answer, 1, o.flags), "Send");
         }
         drain(waitA, resA, 4 + sending);
         drain(waitB, resB, 4);
@@ -382,7 +386,7 @@ final class PerfPair implements AutoCloseable {
     private static int reap(CqWaiter w, NdkResultEx[] res, String what) {
         int k = w.poll(res);
         for (int j = 0; j < k; j++) {
-            PerfSupport.check(res[j], what + " completion");
+            Checks.check(res[j], what + " completion");
         }
         return k;
     }
@@ -391,7 +395,7 @@ final class PerfPair implements AutoCloseable {
         while (outstanding > 0) {
             int k = w.await(res, "drain");
             for (int j = 0; j < k; j++) {
-                PerfSupport.check(res[j], "completion");
+                Checks.check(res[j], "completion");
             }
             outstanding -= k;
         }

@@ -14,9 +14,13 @@ import io.jndk.api.NdkResultEx;
 import io.jndk.api.NdkSge;
 import io.jndk.api.NtStatus;
 import io.jndk.api.Ref;
-import io.jndk.tools.kit.PerfSupport;
-import io.jndk.tools.kit.PerfThread;
+import io.jndk.tools.kit.Checks;
+import io.jndk.tools.kit.Loops;
+import io.jndk.tools.kit.Memory;
+import io.jndk.tools.kit.Session;
 import io.jndk.tools.kit.Sync;
+import io.jndk.tools.kit.ToolThread;
+import io.jndk.tools.kit.Watchdog;
 import io.jndk.tools.perf.PerfProtocol.Accept;
 import io.jndk.tools.perf.PerfProtocol.Op;
 import io.jndk.tools.perf.PerfProtocol.Request;
@@ -77,7 +81,7 @@ final class PerfServer {
     int run() throws InterruptedException {
         NdkAdapter adapter;
         try {
-            adapter = Ndk.open(NdkOpenParameters.of(transport, bind).withOptions(PerfSupport.options(crc, pcap, providerOptions)));
+            adapter = Ndk.open(NdkOpenParameters.of(transport, bind).withOptions(Session.options(crc, pcap, providerOptions)));
         } catch (RuntimeException e) {
             err.println("jndk perf: cannot open a " + transport + " adapter on " + bind.getHostAddress() + ": " + e.getMessage());
             return 2;
@@ -92,16 +96,16 @@ final class PerfServer {
             return 2;
         }
         Ref<InetSocketAddress> where = new Ref<>();
-        PerfSupport.check(listener.getLocalAddress(where, new IntRef(28)), "GetListenerLocalAddress");
+        Checks.check(listener.getLocalAddress(where, new IntRef(28)), "GetListenerLocalAddress");
         out.println("listening on " + where.get().getAddress().getHostAddress() + ":" + where.get().getPort() + " ("
                 + transport + ")");
         out.flush();
         AtomicInteger failures = new AtomicInteger();
-        List<PerfThread> serving = new ArrayList<>();
+        List<ToolThread> serving = new ArrayList<>();
         for (int served = 0; clients <= 0 || served < clients; served++) {
             NdkConnector conn = incoming.take();
-            serving.removeIf(PerfThread::finished);
-            serving.add(PerfThread.start("perf-serve-" + served, () -> {
+            serving.removeIf(ToolThread::finished);
+            serving.add(ToolThread.start("perf-serve-" + served, () -> {
                 try {
                     if (!serve(adapter, pd, conn)) {
                         failures.incrementAndGet();
@@ -113,7 +117,7 @@ final class PerfServer {
                 out.flush();
             }));
         }
-        for (PerfThread t : serving) {
+        for (ToolThread t : serving) {
             t.join(java.time.Duration.ofDays(1)); // each connection ends when its client leaves
         }
         Sync.close(listener);
@@ -178,17 +182,17 @@ final class PerfServer {
                 flip(expected);
             }
             MemorySegment control = arena.allocate(CONTROL_SLOTS * CONTROL_SLOT_BYTES, 64);
-            NdkMr mr = PerfSupport.register(pd, region, mrs);
-            NdkMr controlMr = PerfSupport.register(pd, control, mrs);
-            NdkMr expectedMr = expected == null ? null : PerfSupport.register(pd, expected, mrs);
-            rcq = PerfSupport.cq(adapter, depth + 8);
-            scq = PerfSupport.cq(adapter, CONTROL_SLOTS + 8);
+            NdkMr mr = Memory.register(pd, region, mrs);
+            NdkMr controlMr = Memory.register(pd, control, mrs);
+            NdkMr expectedMr = expected == null ? null : Memory.register(pd, expected, mrs);
+            rcq = Session.cq(adapter, depth + 8);
+            scq = Session.cq(adapter, CONTROL_SLOTS + 8);
             NdkCq r = rcq, sc = scq;
             int rqDepth = Math.max(depth, 1);
             qp = Sync.create("CreateQp", (cc, c, o) -> pd.createQp(r, sc, who, rqDepth, CONTROL_SLOTS + 4, 1, 1, 0, cc, c, o));
             NdkSge[] sge = {new NdkSge()};
             for (int i = 0; i < depth; i++) {
-                PerfSupport.check(qp.receive(i, sge(sge, region, (long) i * req.size(), req.size(), mr), 1), "Receive");
+                Checks.check(qp.receive(i, sge(sge, region, (long) i * req.size(), req.size(), mr), 1), "Receive");
             }
             CompletableFuture<Void> gone = new CompletableFuture<>();
             byte[] answer = new Accept(depth, batch, region.address(), mr.getRemoteToken(), regionLength).encode(req.version());
@@ -228,7 +232,7 @@ final class PerfServer {
         long total = (long) req.iters() + req.latencyIters();
         long received = 0, good = 0, bad = 0;
         NdkSge[] sge = {new NdkSge()};
-        NdkResultEx[] res = PerfSupport.results(Math.max(depth, 1));
+        NdkResultEx[] res = Session.results(Math.max(depth, 1));
         Control ctl = new Control(qp, scq, control, controlMr);
         NdkSge[] answer = {new NdkSge(expected.address(), size, expectedMr.getLocalToken())};
         int spins = 0;
@@ -253,7 +257,7 @@ final class PerfServer {
                     bad++;
                 }
                 received++;
-                PerfSupport.check(qp.receive(r.requestContext, sge(sge, region, (long) slot * size, size, mr), 1), "Receive");
+                Checks.check(qp.receive(r.requestContext, sge(sge, region, (long) slot * size, size, mr), 1), "Receive");
                 if (!req.latency() && (received > req.iters() || received % batch == 0 || received == req.iters())) {
                     ctl.send(received, -1); // the receive is re-posted before the client hears of it
                 }
@@ -264,7 +268,7 @@ final class PerfServer {
                     err.println("jndk perf: " + who + ": client left after " + received + " of " + total + " messages");
                     return false;
                 }
-                spins = PerfSupport.idle(spins);
+                spins = Watchdog.spin(spins);
             }
         }
         ctl.send(good, bad);
@@ -281,26 +285,26 @@ final class PerfServer {
             CompletableFuture<Void> gone) {
         int last = req.size() - 1;
         NdkSge[] sge = {new NdkSge(region.address(), req.size(), mr.getLocalToken())};
-        NdkResultEx[] res = PerfSupport.results(16);
+        NdkResultEx[] res = Session.results(16);
         long outstanding = 0;
         for (long i = 0; i < req.iters(); i++) {
-            byte tag = PerfSupport.tag(i);
+            byte tag = Loops.tag(i);
             long since = System.nanoTime();
             int spins = 0;
-            while (PerfSupport.byteAcquire(region, last) != tag) {
+            while (Memory.byteAcquire(region, last) != tag) {
                 if (gone.isDone() || System.nanoTime() - since > Sync.TIMEOUT_MS * 1_000_000) {
                     err.println("jndk perf: " + who + ": client left after " + i + " of " + req.iters() + " writes");
                     return false;
                 }
-                spins = PerfSupport.idle(spins);
+                spins = Watchdog.spin(spins);
             }
-            PerfSupport.check(qp.write(null, sge, 1, req.va(), req.token(), 0), "Write");
+            Checks.check(qp.write(null, sge, 1, req.va(), req.token(), 0), "Write");
             outstanding++;
-            PerfSupport.Watchdog w = new PerfSupport.Watchdog("write answers");
+            Watchdog w = new Watchdog("write answers");
             while (outstanding > 8 || outstanding > 0 && i == req.iters() - 1) {
                 int k = scq.getCqResultsEx(res, res.length);
                 for (int j = 0; j < k; j++) {
-                    PerfSupport.check(res[j], "write completion");
+                    Checks.check(res[j], "write completion");
                 }
                 outstanding -= k;
                 if (k == 0) {
@@ -332,7 +336,7 @@ final class PerfServer {
         private final MemorySegment buf;
         private final NdkMr mr;
         private final NdkSge[] sge = {new NdkSge()};
-        private final NdkResultEx[] res = PerfSupport.results(CONTROL_SLOTS);
+        private final NdkResultEx[] res = Session.results(CONTROL_SLOTS);
         private int next, outstanding;
 
         Control(NdkQp qp, NdkCq cq, MemorySegment buf, NdkMr mr) {
@@ -360,7 +364,7 @@ final class PerfServer {
         /** Posts a Send of {@code list} once fewer than {@link #CONTROL_SLOTS} Sends are outstanding. */
         void post(NdkSge[] list) {
             awaitRoom();
-            PerfSupport.check(qp.send(null, list, 1, 0), "Send");
+            Checks.check(qp.send(null, list, 1, 0), "Send");
             outstanding++;
         }
 
@@ -372,7 +376,7 @@ final class PerfServer {
                     if (System.nanoTime() > deadline) {
                         throw new IllegalStateException("acknowledgements to the client do not complete");
                     }
-                    spins = PerfSupport.idle(spins);
+                    spins = Watchdog.spin(spins);
                 }
             }
         }
@@ -380,7 +384,7 @@ final class PerfServer {
         int reap() {
             int k = cq.getCqResultsEx(res, res.length);
             for (int i = 0; i < k; i++) {
-                PerfSupport.check(res[i], "acknowledgement send");
+                Checks.check(res[i], "acknowledgement send");
             }
             outstanding -= k;
             return k;
@@ -394,7 +398,7 @@ final class PerfServer {
                     if (System.nanoTime() > deadline) {
                         throw new IllegalStateException("the report to the client does not complete");
                     }
-                    spins = PerfSupport.idle(spins);
+                    spins = Watchdog.spin(spins);
                 }
             }
         }

@@ -6,7 +6,9 @@ import io.jndk.api.NdkQp;
 import io.jndk.api.NdkResultEx;
 import io.jndk.api.NdkSge;
 import io.jndk.api.NtStatus;
-import io.jndk.tools.kit.PerfSupport;
+import io.jndk.tools.kit.Checks;
+import io.jndk.tools.kit.Session;
+import io.jndk.tools.kit.Watchdog;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeoutException;
@@ -31,7 +33,7 @@ final class PerftestControl {
     private final NdkMr smr;
     private final boolean client;
     private final NdkSge[] sge = {new NdkSge()};
-    private final NdkResultEx[] res = PerfSupport.results(4);
+    private final NdkResultEx[] res = Session.results(4);
     private final ArrayDeque<byte[]> arrived = new ArrayDeque<>();
     private int sendsOutstanding;
     private volatile boolean peerGone;
@@ -61,7 +63,7 @@ final class PerftestControl {
 
     void postReceive() {
         sge[0].set(rbuf.address(), RECEIVE_BYTES, rmr.getLocalToken());
-        PerfSupport.check(qp.receive(RECEIVE, sge, 1), "control Receive");
+        Checks.check(qp.receive(RECEIVE, sge, 1), "control Receive");
     }
 
     /** Takes whatever completed; received messages are queued and their receive re-posted at once. */
@@ -71,7 +73,7 @@ final class PerftestControl {
             NdkResultEx r = res[i];
             if (r.status != NtStatus.STATUS_SUCCESS) {
                 String what = r.requestContext == RECEIVE ? "control receive" : "control send";
-                PerfSupport.check(r, what + " (the peer closed the control connection?)");
+                Checks.check(r, what + " (the peer closed the control connection?)");
             }
             if (r.requestContext == RECEIVE) {
                 byte[] m = new byte[r.bytesTransferred];
@@ -92,7 +94,7 @@ final class PerftestControl {
         }
         MemorySegment.copy(MemorySegment.ofArray(m), 0, sbuf, 0, m.length);
         sge[0].set(sbuf.address(), m.length, smr.getLocalToken());
-        PerfSupport.check(qp.send(SEND, sge, 1, 0), "control Send");
+        Checks.check(qp.send(SEND, sge, 1, 0), "control Send");
         sendsOutstanding++;
         long deadline = System.nanoTime() + timeoutMs * 1_000_000;
         int spins = 0;
@@ -101,7 +103,7 @@ final class PerftestControl {
                 if (System.nanoTime() > deadline) {
                     throw new TimeoutException("a control Send did not complete within " + timeoutMs + " ms");
                 }
-                spins = PerfSupport.idle(spins);
+                spins = Watchdog.spin(spins);
             }
         }
     }
@@ -119,7 +121,7 @@ final class PerftestControl {
                 if (System.nanoTime() > deadline) {
                     throw new TimeoutException("no " + what + " message from the peer within " + timeoutMs / 1000 + " s");
                 }
-                spins = PerfSupport.idle(spins);
+                spins = Watchdog.spin(spins);
             }
         }
         return arrived.poll();

@@ -14,9 +14,13 @@ import io.jndk.api.NdkQp;
 import io.jndk.api.NdkResultEx;
 import io.jndk.api.NdkSge;
 import io.jndk.api.NtStatus;
+import io.jndk.tools.kit.Checks;
 import io.jndk.tools.kit.Failure;
-import io.jndk.tools.kit.PerfSupport;
+import io.jndk.tools.kit.Memory;
+import io.jndk.tools.kit.Net;
+import io.jndk.tools.kit.Session;
 import io.jndk.tools.kit.Sync;
+import io.jndk.tools.kit.Watchdog;
 import io.jndk.tools.perftest.PerftestWire.Dest;
 import io.jndk.tools.perftest.PerftestWire.Report;
 import io.jndk.tools.perftest.PerftestWire.Verb;
@@ -119,7 +123,7 @@ final class PerftestRun {
     // ---------------------------------------------------------------- setup
 
     private void open(InetAddress at) {
-        Map<String, String> opts = PerfSupport.options(p.crc(), p.pcap());
+        Map<String, String> opts = Session.options(p.crc(), p.pcap());
         try {
             adapter = Ndk.open(NdkOpenParameters.of("iwarp", at).withOptions(opts));
         } catch (RuntimeException e) {
@@ -132,7 +136,7 @@ final class PerftestRun {
     private NdkMr register(MemorySegment seg) {
         List<NdkMr> l = new ArrayList<>();
         try {
-            return PerfSupport.register(pd, seg, l);
+            return Memory.register(pd, seg, l);
         } finally {
             for (NdkMr m : l) {
                 owned.push(m);
@@ -141,7 +145,7 @@ final class PerftestRun {
     }
 
     private NdkCq cq(int depth) {
-        NdkCq c = PerfSupport.cq(adapter, depth);
+        NdkCq c = Session.cq(adapter, depth);
         owned.push(c);
         return c;
     }
@@ -322,7 +326,7 @@ final class PerftestRun {
         }
         server = new InetSocketAddress(host, p.port());
         try {
-            local = p.bind() != null ? InetAddress.getByName(p.bind()) : PerfSupport.localAddressFor(host);
+            local = p.bind() != null ? InetAddress.getByName(p.bind()) : Net.localAddressFor(host);
         } catch (IOException e) {
             throw new Failure("no local address reaches " + p.host() + " (" + e.getMessage() + ")");
         }
@@ -406,7 +410,7 @@ final class PerftestRun {
             throw new Failure(why.kind(), "Unable to connect the " + what + " connection: " + why.getMessage());
         }
         IntRef outbound = new IntRef();
-        PerfSupport.check(conn.getConnectionData(null, outbound, null, new IntRef(0)), "GetConnectionData");
+        Checks.check(conn.getConnectionData(null, outbound, null, new IntRef(0)), "GetConnectionData");
         Sync.request("CompleteConnect", (rc, c) -> conn.completeConnect(x -> onDisconnect.run(), null, rc, c));
         connected.add(conn);
         return outbound.value;
@@ -421,7 +425,7 @@ final class PerftestRun {
         int n = p.duration() > 0 ? 0 : p.iters();
         Timing t = new Timing(n);
         NdkSge[] sge = {new NdkSge()};
-        NdkResultEx[] res = PerfSupport.results(Math.min(depth, 64));
+        NdkResultEx[] res = Session.results(Math.min(depth, 64));
         long posted = 0, done = 0;
         long end = p.duration() > 0 ? System.nanoTime() + p.duration() * 1_000_000_000L : Long.MAX_VALUE;
         long idleSince = System.nanoTime();
@@ -437,20 +441,20 @@ final class PerftestRun {
                 sge[0].set(d.buf.address() + off, (int) size, d.mr.getLocalToken());
                 int st = read ? d.qp.read(null, sge, 1, remote.vaddr() + off, remote.rkey(), 0)
                         : d.qp.write(null, sge, 1, remote.vaddr() + off, remote.rkey(), 0);
-                PerfSupport.check(st, read ? "Read" : "Write");
+                Checks.check(st, read ? "Read" : "Write");
                 posted++;
                 more = n > 0 ? posted < n : System.nanoTime() < end;
             }
             int k = d.icq.getCqResultsEx(res, res.length);
             for (int i = 0; i < k; i++) {
-                PerfSupport.check(res[i], read ? "RDMA Read" : "RDMA Write");
+                Checks.check(res[i], read ? "RDMA Read" : "RDMA Write");
                 t.completed(done++);
             }
             if (k > 0) {
                 idleSince = System.nanoTime();
             } else {
                 stalled(idleSince, done, posted);
-                spins = PerfSupport.idle(spins);
+                spins = Watchdog.spin(spins);
             }
         }
         return t.report(size, done, depth, p.gbits());
@@ -461,7 +465,7 @@ final class PerftestRun {
         int n = p.duration() > 0 ? 0 : p.iters();
         Timing t = new Timing(n);
         NdkSge[] sge = {new NdkSge()};
-        NdkResultEx[] res = PerfSupport.results(Math.min(depth, 64));
+        NdkResultEx[] res = Session.results(Math.min(depth, 64));
         long posted = 0, done = 0;
         long end = p.duration() > 0 ? System.nanoTime() + p.duration() * 1_000_000_000L : Long.MAX_VALUE;
         long idleSince = System.nanoTime();
@@ -476,21 +480,21 @@ final class PerftestRun {
             while (more && posted - done < depth && posted - (d.creditValue() & 0xFFFFFFFFL) < rx) {
                 long off = PerftestWire.offset(posted, size, cycleBuffer, cacheLine);
                 sge[0].set(d.buf.address() + off, (int) size, d.mr.getLocalToken());
-                PerfSupport.check(d.qp.send(null, sge, 1, 0), "Send");
+                Checks.check(d.qp.send(null, sge, 1, 0), "Send");
                 posted++;
                 progress = true;
                 more = n > 0 ? posted < n : System.nanoTime() < end;
             }
             int k = d.icq.getCqResultsEx(res, res.length);
             for (int i = 0; i < k; i++) {
-                PerfSupport.check(res[i], "Send");
+                Checks.check(res[i], "Send");
                 t.completed(done++);
             }
             if (k > 0 || progress) {
                 idleSince = System.nanoTime();
             } else {
                 stalled(idleSince, done, posted);
-                spins = PerfSupport.idle(spins);
+                spins = Watchdog.spin(spins);
             }
         }
         return t.report(size, done, depth, p.gbits());
@@ -504,7 +508,7 @@ final class PerftestRun {
             if (System.nanoTime() > deadline) {
                 throw new Failure("the server's last credit (" + count + ") did not arrive");
             }
-            spins = PerfSupport.idle(spins);
+            spins = Watchdog.spin(spins);
         }
     }
 
@@ -557,7 +561,7 @@ final class PerftestRun {
             // Every receive covers the largest size from the buffer's start (perftest's receives overlap too).
             sge[0].set(d.buf.address(), (int) d.maxSize, d.mr.getLocalToken());
             for (int i = 0; i < rx; i++) {
-                PerfSupport.check(d.qp.receive(null, sge, 1), "Receive");
+                Checks.check(d.qp.receive(null, sge, 1), "Receive");
             }
         }
         handshake(Dest.ZERO, "pre-connect handshake");
@@ -614,7 +618,7 @@ final class PerftestRun {
      */
     private int accept(NdkConnector conn, NdkQp qp, String what, Runnable onDisconnect, List<CompletableFuture<Integer>> outcome) {
         IntRef in = new IntRef(), outb = new IntRef();
-        PerfSupport.check(conn.getConnectionData(in, outb, null, new IntRef(0)), "GetConnectionData");
+        Checks.check(conn.getConnectionData(in, outb, null, new IntRef(0)), "GetConnectionData");
         int ird = in.value, o = outb.value;
         outcome.add(Sync.start((rc, c) -> conn.accept(qp, ird, o, null, x -> onDisconnect.run(), null, rc, c)));
         connected.add(conn);
@@ -637,7 +641,7 @@ final class PerftestRun {
         Timing t = new Timing(n);
         NdkSge[] rsge = {new NdkSge(d.buf.address(), (int) d.maxSize, d.mr.getLocalToken())};
         NdkSge[] csge = {new NdkSge(d.credit.address(), 4, d.creditMr.getLocalToken())};
-        NdkResultEx[] res = PerfSupport.results(64);
+        NdkResultEx[] res = Session.results(64);
         long received = 0, wrongLength = 0;
         int creditsOut = 0;
         long idleSince = System.nanoTime();
@@ -647,21 +651,21 @@ final class PerftestRun {
             int k = d.rcq.getCqResultsEx(res, res.length);
             for (int i = 0; i < k; i++) {
                 NdkResultEx r = res[i];
-                PerfSupport.check(r, "receive of message " + (received + 1));
+                Checks.check(r, "receive of message " + (received + 1));
                 if (r.bytesTransferred != size) {
                     wrongLength++;
                 }
-                PerfSupport.check(d.qp.receive(null, rsge, 1), "Receive");
+                Checks.check(d.qp.receive(null, rsge, 1), "Receive");
                 t.completed(received++);
                 if (received % creditEvery == 0 || received == n) {
                     d.setCredit((int) received);
-                    PerfSupport.check(d.qp.write(null, csge, 1, remote.vaddr(), remote.rkey(), 0), "credit Write");
+                    Checks.check(d.qp.write(null, csge, 1, remote.vaddr(), remote.rkey(), 0), "credit Write");
                     creditsOut++;
                 }
             }
             int c = d.icq.getCqResultsEx(res, res.length);
             for (int i = 0; i < c; i++) {
-                PerfSupport.check(res[i], "credit Write");
+                Checks.check(res[i], "credit Write");
             }
             creditsOut -= c;
             if (k > 0) {
@@ -678,14 +682,14 @@ final class PerftestRun {
                     idleSince = t.elapsedSeconds() < p.duration() + 60 ? System.nanoTime() : idleSince;
                 }
                 stalled(idleSince, received, n);
-                spins = PerfSupport.idle(spins);
+                spins = Watchdog.spin(spins);
             }
         }
         long deadline = System.nanoTime() + STEP_TIMEOUT_MS * 1_000_000;
         while (creditsOut > 0) {
             int c = d.icq.getCqResultsEx(res, res.length);
             for (int i = 0; i < c; i++) {
-                PerfSupport.check(res[i], "credit Write");
+                Checks.check(res[i], "credit Write");
             }
             creditsOut -= c;
             if (c == 0 && System.nanoTime() > deadline) {

@@ -11,8 +11,10 @@ import io.jndk.api.NdkPd;
 import io.jndk.api.NdkResultEx;
 import io.jndk.api.NtStatus;
 import io.jndk.api.Ref;
+import io.jndk.tools.kit.Checks;
 import io.jndk.tools.kit.Failure;
-import io.jndk.tools.kit.PerfSupport;
+import io.jndk.tools.kit.Net;
+import io.jndk.tools.kit.Session;
 import io.jndk.tools.kit.Sync;
 import io.jndk.tools.rping.RpingProtocol.Info;
 import java.io.IOException;
@@ -159,11 +161,11 @@ public final class RpingCommand implements Callable<Integer> {
             InetAddress dst = resolve(address);
             InetAddress local;
             try {
-                local = source != null ? resolve(source) : PerfSupport.localAddressFor(dst);
+                local = source != null ? resolve(source) : Net.localAddressFor(dst);
             } catch (IOException e) {
                 throw new Failure("no local address reaches " + address + " (" + e.getMessage() + ")");
             }
-            Map<String, String> opts = PerfSupport.options(crc, pcap);
+            Map<String, String> opts = Session.options(crc, pcap);
             opts.put("mpa.timeout.ms", "10000"); // siw's own wait for an MPA Reply
             adapter = open(local, opts);
             NdkAdapter a = adapter;
@@ -274,7 +276,7 @@ public final class RpingCommand implements Callable<Integer> {
         NdkListener listener = null;
         try {
             InetAddress at = resolve(address == null ? "0.0.0.0" : address);
-            adapter = open(at, PerfSupport.options(crc, pcap));
+            adapter = open(at, Session.options(crc, pcap));
             NdkAdapter a = adapter;
             pd = Sync.create("CreatePd", a::createPd);
             debug("created pd");
@@ -287,7 +289,7 @@ public final class RpingCommand implements Callable<Integer> {
                 throw Failure.listen(at.getHostAddress() + ":" + port, st);
             }
             Ref<InetSocketAddress> where = new Ref<>();
-            PerfSupport.check(listener.getLocalAddress(where, new IntRef(28)), "GetListenerLocalAddress");
+            Checks.check(listener.getLocalAddress(where, new IntRef(28)), "GetListenerLocalAddress");
             debug("rdma_bind_addr successful");
             debug("rdma_listen");
             debug("listening on " + where.get().getAddress().getHostAddress() + ":" + where.get().getPort());

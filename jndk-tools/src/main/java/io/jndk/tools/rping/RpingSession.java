@@ -11,8 +11,10 @@ import io.jndk.api.NdkQp;
 import io.jndk.api.NdkResultEx;
 import io.jndk.api.NdkSge;
 import io.jndk.api.NtStatus;
+import io.jndk.tools.kit.Checks;
 import io.jndk.tools.kit.Failure;
-import io.jndk.tools.kit.PerfSupport;
+import io.jndk.tools.kit.Memory;
+import io.jndk.tools.kit.Session;
 import io.jndk.tools.kit.Sync;
 import io.jndk.tools.rping.RpingProtocol.Info;
 import java.io.PrintStream;
@@ -41,7 +43,7 @@ final class RpingSession implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
     private final List<NdkMr> mrs = new ArrayList<>();
     private final Semaphore wake = new Semaphore(0);
-    private final NdkResultEx[] res = PerfSupport.results(1);
+    private final NdkResultEx[] res = Session.results(1);
     private final NdkSge[] sge = {new NdkSge()};
     final NdkCq cq;
     final NdkQp qp;
@@ -69,10 +71,10 @@ final class RpingSession implements AutoCloseable {
             sendBuf = arena.allocate(RpingProtocol.INFO_LENGTH, 64);
             rdmaBuf = arena.allocate(size, 4096);
             startBuf = server ? null : arena.allocate(size, 4096);
-            recvMr = PerfSupport.register(pd, recvBuf, mrs);
-            sendMr = PerfSupport.register(pd, sendBuf, mrs);
-            rdmaMr = PerfSupport.register(pd, rdmaBuf, mrs);
-            startMr = server ? null : PerfSupport.register(pd, startBuf, mrs);
+            recvMr = Memory.register(pd, recvBuf, mrs);
+            sendMr = Memory.register(pd, sendBuf, mrs);
+            rdmaMr = Memory.register(pd, rdmaBuf, mrs);
+            startMr = server ? null : Memory.register(pd, startBuf, mrs);
             debug("allocated & registered buffers...");
             ok = true;
         } finally {
@@ -100,26 +102,26 @@ final class RpingSession implements AutoCloseable {
     /** Posts the one 16-octet receive. */
     void postReceive() {
         sge[0].set(recvBuf.address(), RpingProtocol.INFO_LENGTH, recvMr.getLocalToken());
-        PerfSupport.check(qp.receive("recv", sge, 1), "post recv");
+        Checks.check(qp.receive("recv", sge, 1), "post recv");
     }
 
     /** Sends the 16-octet send buffer (an advertisement, or zeros: the server's go-ahead). */
     void postSend() {
         sge[0].set(sendBuf.address(), RpingProtocol.INFO_LENGTH, sendMr.getLocalToken());
-        PerfSupport.check(qp.send("send", sge, 1, 0), "post send");
+        Checks.check(qp.send("send", sge, 1, 0), "post send");
     }
 
     /** Reads {@code length} octets from the peer into the RDMA buffer. */
     void postRead(Info from, int length) {
         sge[0].set(rdmaBuf.address(), length, rdmaMr.getLocalToken());
-        PerfSupport.check(qp.read("read", sge, 1, from.address(), from.stag(), 0), "post rdma read");
+        Checks.check(qp.read("read", sge, 1, from.address(), from.stag(), 0), "post rdma read");
     }
 
     /** Writes the first {@code length} octets of the RDMA buffer to the peer. */
     void postWrite(Info to, int length) {
         sge[0].set(rdmaBuf.address(), length, rdmaMr.getLocalToken());
         debug("rdma write from lkey %x laddr %x len %d", rdmaMr.getLocalToken(), rdmaBuf.address(), length);
-        PerfSupport.check(qp.write("write", sge, 1, to.address(), to.stag(), 0), "post rdma write");
+        Checks.check(qp.write("write", sge, 1, to.address(), to.stag(), 0), "post rdma write");
     }
 
     /**
@@ -141,7 +143,7 @@ final class RpingSession implements AutoCloseable {
                     }
                     String op = NdkOperationType.name(r.type).toLowerCase(Locale.ROOT);
                     throw new Failure("cq completion failed: " + op + " " + NtStatus.describe(r.status)
-                            + PerfSupport.terminate(r.providerErrorCode));
+                            + Checks.terminate(r.providerErrorCode));
                 }
                 switch (r.type) {
                     case NdkOperationType.SEND -> {

@@ -17,7 +17,7 @@ import io.jndk.iwarp.fault.FaultDirection;
 import io.jndk.iwarp.fault.FaultKind;
 import io.jndk.iwarp.fault.FaultPlan;
 import io.jndk.iwarp.fault.FaultProxy;
-import io.jndk.tools.kit.PerfSupport;
+import io.jndk.tools.kit.Session;
 import io.jndk.tools.kit.Sync;
 import java.lang.foreign.Arena;
 import java.util.ArrayDeque;
@@ -45,8 +45,8 @@ class ReceiveInProgressTest {
                 GuardedRegion dst = new GuardedRegion(arena, SIZE, 0);
                 NdkPd pdA = track(objects, Sync.create("CreatePd", pair.active::createPd));
                 NdkPd pdB = track(objects, Sync.create("CreatePd", pair.passive::createPd));
-                NdkCq cqA = track(objects, PerfSupport.cq(pair.active, 16));
-                NdkCq cqB = track(objects, PerfSupport.cq(pair.passive, 16));
+                NdkCq cqA = track(objects, Session.cq(pair.active, 16));
+                NdkCq cqB = track(objects, Session.cq(pair.passive, 16));
                 NdkMr srcMr = track(objects, register(pdA, src));
                 NdkMr dstMr = track(objects, register(pdB, dst));
                 NdkQp qpA = track(objects, qp(pdA, cqA));
@@ -105,7 +105,7 @@ class ReceiveInProgressTest {
     }
 
     private static NdkResultEx poll(NdkCq cq) {
-        NdkResultEx[] r = PerfSupport.results(1);
+        NdkResultEx[] r = Session.results(1);
         awaitTrue("a completion", () -> cq.getCqResultsEx(r, 1) == 1);
         return r[0];
     }

@@ -2,12 +2,12 @@ package io.jndk.tools.kit;
 
 import java.time.Duration;
 
-/** A platform thread of a perf run whose failure is rethrown by {@link #join} (with the thread's name). */
-public final class PerfThread {
+/** A platform thread of a tool run whose failure is rethrown by {@link #join} (with the thread's name). */
+public final class ToolThread {
     private final Thread thread;
     private volatile Throwable failure;
 
-    private PerfThread(String name, Runnable body) {
+    private ToolThread(String name, Runnable body) {
         thread = Thread.ofPlatform().name(name).unstarted(() -> {
             try {
                 body.run();
@@ -18,8 +18,8 @@ public final class PerfThread {
     }
 
     /** Starts {@code body} on a platform thread named {@code name}. */
-    public static PerfThread start(String name, Runnable body) {
-        PerfThread t = new PerfThread(name, body);
+    public static ToolThread start(String name, Runnable body) {
+        ToolThread t = new ToolThread(name, body);
         t.thread.start();
         return t;
     }
