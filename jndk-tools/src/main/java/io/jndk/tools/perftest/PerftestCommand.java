@@ -100,6 +100,6 @@ abstract class PerftestCommand implements Callable<Integer> {
         }
         PerftestRun.Params p = new PerftestRun.Params(verb(), host, port, size, iters, all, duration, gbits, txDepth, rxDepth,
                 outReads(), crc, pcap, bind);
-        return new PerftestRun(p, out, err).run();
+        return (host != null ? new PerftestClient(p, out, err) : new PerftestServer(p, out, err)).run();
     }
 }
