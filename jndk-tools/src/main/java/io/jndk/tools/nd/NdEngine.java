@@ -13,6 +13,7 @@ import io.jndk.api.NtStatus;
 import io.jndk.api.Ref;
 import io.jndk.tools.kit.Checks;
 import io.jndk.tools.kit.Failure;
+import io.jndk.tools.kit.Loops;
 import io.jndk.tools.kit.Net;
 import io.jndk.tools.kit.Sync;
 import io.jndk.tools.nd.NdProtocol.Hello;
@@ -26,6 +27,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.IntSupplier;
+import java.util.function.LongConsumer;
 
 /**
  * Runs one {@link NdTest} over iwarp: the client drives every size and prints the table; the server only serves (it
@@ -208,22 +211,55 @@ final class NdEngine {
 
         /** Up to {@code -q} Sends in flight, within the receive credits the server returns. */
         private void sends(int size, int iters) {
-            int issued = 0;
-            int done = 0;
-            while (done < iters) {
-                while (credits > 0 && issued < iters) {
-                    s.sendData(size, false);
-                    credits--;
-                    issued++;
+            Loops.stream(window(iters, (posted, done) -> credits > 0, i -> {
+                s.sendData(size, false);
+                credits--;
+            }, () -> {
+                if (next().type == NdkOperationType.SEND) {
+                    return 1;
                 }
-                NdkResultEx r = next();
-                if (r.type == NdkOperationType.SEND) {
-                    done++;
-                } else {
-                    credits += batch;
-                    s.receiveControl();
+                credits += batch;
+                s.receiveControl();
+                return 0;
+            }));
+        }
+
+        /** Whether one more may be posted with {@code done} of {@code posted} completed. */
+        private interface Room {
+            boolean test(long posted, long done);
+        }
+
+        /**
+         * {@code iters} operations within {@code room}, one completion at a time ({@code take}: how many
+         * operations the next completion ends); no idle step: {@link #next} waits.
+         */
+        private Loops.Window window(int iters, Room room, LongConsumer post, IntSupplier take) {
+            return new Loops.Window() {
+                @Override
+                public boolean more(long posted) {
+                    return posted < iters;
                 }
-            }
+
+                @Override
+                public boolean room(long posted, long done) {
+                    return room.test(posted, done);
+                }
+
+                @Override
+                public void post(long i) {
+                    post.accept(i);
+                }
+
+                @Override
+                public int reap(long done) {
+                    return take.getAsInt();
+                }
+
+                @Override
+                public void pass(int reaped, boolean posted) {
+                    // next() waited already
+                }
+            };
         }
 
         /** The end of an ndping run: an empty Send the server answers with an empty Send once all data arrived. */
@@ -292,20 +328,16 @@ final class NdEngine {
             if (read) {
                 clear(size);
             }
-            int issued = 0;
-            int done = 0;
-            while (done < iters) {
-                while (issued - done < inFlight && issued < iters) {
-                    if (read) {
-                        s.read(size, offer.address(), offer.token());
-                    } else {
-                        s.write(size, false, offer.address(), offer.token());
-                    }
-                    issued++;
+            Loops.stream(window(iters, (issued, done) -> issued - done < inFlight, i -> {
+                if (read) {
+                    s.read(size, offer.address(), offer.token());
+                } else {
+                    s.write(size, false, offer.address(), offer.token());
                 }
+            }, () -> {
                 next();
-                done++;
-            }
+                return 1;
+            }));
             if (read) {
                 check(size, iters - 1);
             }

@@ -41,6 +41,8 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.IntUnaryOperator;
+import java.util.function.LongConsumer;
+import java.util.function.LongToIntFunction;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -420,11 +422,44 @@ throw Failure.connect(at, st, null, "start one first: ./jndk perf --server");
         }
 
         int reapInitiator(String what) {
-            int k = icq.getCqResultsEx(res, res.length);
-            for (int i = 0; i < k; i++) {
-                Checks.check(res[i], what);
-            }
-            return k;
+            return Loops.reap(icq, res, what);
+        }
+
+        /**
+         * The bandwidth phase of write and read: {@code n} operations, {@code window} in flight; after each reap,
+         * progress, or the idle step when nothing completed.
+         */
+        void stream(long n, int window, LongConsumer post, LongToIntFunction reap, Watchdog w) {
+            Loops.stream(new Loops.Window() {
+                @Override
+                public boolean more(long posted) {
+                    return posted < n;
+                }
+
+                @Override
+                public boolean room(long posted, long done) {
+                    return posted - done < window;
+                }
+
+                @Override
+                public void post(long i) {
+                    post.accept(i);
+                }
+
+                @Override
+                public int reap(long done) {
+                    return reap.applyAsInt(done);
+                }
+
+                @Override
+                public void pass(int reaped, boolean posted) {
+                    if (reaped > 0) {
+                        w.progress();
+                    } else {
+                        idle(w);
+                    }
+                }
+            });
         }
     }
 
@@ -432,23 +467,12 @@ throw Failure.connect(at, st, null, "start one first: ./jndk perf --server");
             MemorySegment back, NdkMr backMr) {
         long va = l.server.va();
         int token = l.server.token();
-        int posted = 0, completed = 0;
         Watchdog w = new Watchdog("write");
         long t0 = System.nanoTime();
-        while (completed < n) {
-            while (posted < n && posted - completed < window) {
-                long off = (long) (posted % slots) * size;
-                Checks.check(l.qp.write(null, l.out(src, off, size, srcMr), 1, va + off, token, l.flags), "Write");
-                posted++;
-            }
-            int k = l.reapInitiator("write completion");
-            completed += k;
-            if (k > 0) {
-                w.progress();
-            } else {
-                l.idle(w);
-            }
-        }
+        l.stream(n, window, posted -> {
+            long off = posted % slots * size;
+            Checks.check(l.qp.write(null, l.out(src, off, size, srcMr), 1, va + off, token, l.flags), "Write");
+        }, done -> l.reapInitiator("write completion"), w);
         long elapsed = System.nanoTime() - t0;
         Histogram h = new Histogram(3_600_000_000L, 3);
         for (int i = 0; i < m; i++) {
@@ -474,29 +498,16 @@ throw Failure.connect(at, st, null, "start one first: ./jndk perf --server");
         for (int i = 0; i < slots; i++) {
             ctx[i] = i;
         }
-        boolean verified = true;
-        int posted = 0, completed = 0;
+        boolean[] placed = {true};
         Watchdog w = new Watchdog("read");
         long t0 = System.nanoTime();
-        while (completed < n) {
-            while (posted < n && posted - completed < window) {
-                int slot = posted % slots;
-                long off = (long) slot * size;
-                Checks.check(l.qp.read(ctx[slot], l.sge(dst, off, size, dstMr), 1, va + off, token, 0), "Read");
-                posted++;
-            }
-            int k = l.icq.getCqResultsEx(l.res, l.res.length);
-            for (int i = 0; i < k; i++) {
-                Checks.check(l.res[i], "read completion");
-                verified &= placedAndCleared(dst, expected, (Integer) l.res[i].requestContext, size);
-            }
-            completed += k;
-            if (k > 0) {
-                w.progress();
-            } else {
-                l.idle(w);
-            }
-        }
+        l.stream(n, window, posted -> {
+            int slot = (int) (posted % slots);
+            long off = (long) slot * size;
+            Checks.check(l.qp.read(ctx[slot], l.sge(dst, off, size, dstMr), 1, va + off, token, 0), "Read");
+        }, done -> Loops.reap(l.icq, l.res, "read completion",
+                (r, j) -> placed[0] &= placedAndCleared(dst, expected, (Integer) r.requestContext, size)), w);
+        boolean verified = placed[0];
         long elapsed = System.nanoTime() - t0;
         Histogram h = new Histogram(3_600_000_000L, 3);
         long t1 = System.nanoTime();
@@ -589,30 +600,17 @@ throw Failure.connect(at, st, null, "start one first: ./jndk perf --server");
      * server's buffer; the server Writes it back into {@code back}; half of each round trip is recorded.
      */
     private PerfFormat.Part writeLatency(Link l, int size, int n, MemorySegment src, NdkMr srcMr, MemorySegment back) {
-        int last = size - 1;
-        long outstanding = 0;
         Watchdog w = new Watchdog("write answer");
         Histogram h = new Histogram(3_600_000_000L, 3);
-        long t0 = System.nanoTime();
-        for (long i = 0; i < n; i++) {
-            byte tag = Loops.tag(i);
-            src.set(java.lang.foreign.ValueLayout.JAVA_BYTE, last, tag);
-            long s = System.nanoTime();
-            Checks.check(l.qp.write(null, l.out(src, 0, size, srcMr), 1, l.server.va(), l.server.token(), l.flags), "Write");
-            outstanding++;
-            while (Memory.byteAcquire(back, last) != tag) {
-                w.idle();
-            }
-            w.progress();
-            h.recordValue(Math.max(1, (System.nanoTime() - s) / 20));
-            outstanding -= l.reapInitiator("write completion");
-        }
-        long elapsed = System.nanoTime() - t0;
-        while (outstanding > 0) {
-            outstanding -= l.reapInitiator("write completion");
+        Loops.PingPong pp = Loops.writePingPong(src, back, size - 1, n, Long.MAX_VALUE,
+                () -> l.qp.write(null, l.out(src, 0, size, srcMr), 1, l.server.va(), l.server.token(), l.flags),
+                () -> l.reapInitiator("write completion"), w, h, null);
+        Loops.drain(pp.outstanding(), () -> {
+            int k = l.reapInitiator("write completion");
             l.idle(w);
-        }
-        return part(n, elapsed, h, back.asSlice(0, size).mismatch(src.asSlice(0, size)) == -1);
+            return k;
+        });
+        return part(n, pp.elapsedNs(), h, back.asSlice(0, size).mismatch(src.asSlice(0, size)) == -1);
     }
 
     /**

@@ -277,33 +277,17 @@ final class PerfPair implements AutoCloseable {
                 w.progress();
                 Checks.check(qpB.write(null, o.echoSge0, 1, echo.address(), echoMr.getRemoteToken(), inlineFlags),
                         "Write");
-                outstanding += 1 - reap(waitB, resB, "write");
+                outstanding += 1 - Loops.reap(waitB.cq(), resB, "write completion");
             }
         });
-        long outstanding = 0, i = 0;
-        long t0 = System.nanoTime();
-        for (; i < n && ((i & 15) != 0 || System.nanoTime() < deadline); i++) {
-            byte tag = Loops.tag(i);
-            src.set(ValueLayout.JAVA_BYTE, last, tag);
-            long s = System.nanoTime();
-            Checks.check(o.post(null), "Write");
-            while (Memory.byteAcquire(echo, last) != tag) {
-                dog.idle();
-            }
-            dog.progress();
-            h.recordValue(Math.max(1, (System.nanoTime() - s) / 20));
-            outstanding += 1 - reap(waitA, resA, "write");
-            if ((i & 255) == 255) {
-                progress.add(256);
-            }
-        }
-        long elapsed = System.nanoTime() - t0;
-        target = i;
-        drain(waitA, resA, outstanding);
+        Loops.PingPong pp = Loops.writePingPong(src, echo, last, n, deadline, () -> o.post(null),
+                () -> Loops.reap(waitA.cq(), resA, "write completion"), dog, h, () -> progress.add(256));
+        target = pp.rounds();
+        drain(waitA, resA, pp.outstanding());
         peer.join();
         boolean ok = dst.asSlice(0, o.size).mismatch(src.asSlice(0, o.size)) == -1
                 && echo.asSlice(0, o.size).mismatch(src.asSlice(0, o.size)) == -1;
-        return new PerfFormat.Part(i, elapsed, h, ok);
+        return new PerfFormat.Part(pp.rounds(), pp.elapsedNs(), h, ok);
     }
 
     /**
@@ -383,22 +367,15 @@ final class PerfPair implements AutoCloseable {
         return new PerfFormat.Part(i, elapsed, h, ok && peerOk[0]);
     }
 
-    private static int reap(CqWaiter w, NdkResultEx[] res, String what) {
-        int k = w.poll(res);
-        for (int j = 0; j < k; j++) {
-            Checks.check(res[j], what + " completion");
-        }
-        return k;
-    }
-
+    /** Waits for {@code outstanding} completions on {@code w}, checking each. */
     private static void drain(CqWaiter w, NdkResultEx[] res, long outstanding) {
-        while (outstanding > 0) {
+        Loops.drain(outstanding, () -> {
             int k = w.await(res, "drain");
             for (int j = 0; j < k; j++) {
                 Checks.check(res[j], "completion");
             }
-            outstanding -= k;
-        }
+            return k;
+        });
     }
 
     /**

@@ -302,10 +302,7 @@ final class PerfServer {
             outstanding++;
             Watchdog w = new Watchdog("write answers");
             while (outstanding > 8 || outstanding > 0 && i == req.iters() - 1) {
-                int k = scq.getCqResultsEx(res, res.length);
-                for (int j = 0; j < k; j++) {
-                    Checks.check(res[j], "write completion");
-                }
+                int k = Loops.reap(scq, res, "write completion");
                 outstanding -= k;
                 if (k == 0) {
                     w.idle();
@@ -382,10 +379,7 @@ final class PerfServer {
         }
 
         int reap() {
-            int k = cq.getCqResultsEx(res, res.length);
-            for (int i = 0; i < k; i++) {
-                Checks.check(res[i], "acknowledgement send");
-            }
+            int k = Loops.reap(cq, res, "acknowledgement send");
             outstanding -= k;
             return k;
         }

@@ -8,6 +8,7 @@ import io.jndk.api.NdkSge;
 import io.jndk.api.NtStatus;
 import io.jndk.tools.kit.Checks;
 import io.jndk.tools.kit.Failure;
+import io.jndk.tools.kit.Loops;
 import io.jndk.tools.kit.Net;
 import io.jndk.tools.kit.Session;
 import io.jndk.tools.kit.Sync;
@@ -23,6 +24,7 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.LongPredicate;
 
 /**
  * The client side of {@code ib_write_bw}, {@code ib_read_bw} and {@code ib_send_bw}: connects the control and the data
@@ -139,81 +141,75 @@ final class PerftestClient extends PerftestRun {
         if (read) {
             depth = Math.max(1, Math.min(depth, ord));
         }
-        int n = p.duration() > 0 ? 0 : p.iters();
-        PerftestReport.Timing t = new PerftestReport.Timing(n);
-        NdkSge[] sge = {new NdkSge()};
-        NdkResultEx[] res = Session.results(Math.min(depth, 64));
-        long posted = 0, done = 0;
-        long end = p.duration() > 0 ? System.nanoTime() + p.duration() * 1_000_000_000L : Long.MAX_VALUE;
-        long idleSince = System.nanoTime();
-        int spins = 0;
-        t.start();
-        while (true) {
-            boolean more = n > 0 ? posted < n : System.nanoTime() < end;
-            if (!more && done == posted) {
-                break;
-            }
-            while (more && posted - done < depth) {
-                long off = PerftestWire.offset(posted, size, cycleBuffer, cacheLine);
-                sge[0].set(d.buf.address() + off, (int) size, d.mr.getLocalToken());
-                int st = read ? d.qp.read(null, sge, 1, remote.vaddr() + off, remote.rkey(), 0)
-                        : d.qp.write(null, sge, 1, remote.vaddr() + off, remote.rkey(), 0);
-                Checks.check(st, read ? "Read" : "Write");
-                posted++;
-                more = n > 0 ? posted < n : System.nanoTime() < end;
-            }
-            int k = d.icq.getCqResultsEx(res, res.length);
-            for (int i = 0; i < k; i++) {
-                Checks.check(res[i], read ? "RDMA Read" : "RDMA Write");
-                t.completed(done++);
-            }
-            if (k > 0) {
-                idleSince = System.nanoTime();
-            } else {
-                stalled(idleSince, done, posted);
-                spins = Watchdog.spin(spins);
-            }
-        }
-        return t.report(size, done, depth, p.gbits());
+        return measure(d, size, depth, false, posted -> true, read ? "Read" : "Write", read ? "RDMA Read" : "RDMA Write",
+                (sge, off) -> read ? d.qp.read(null, sge, 1, remote.vaddr() + off, remote.rkey(), 0)
+                        : d.qp.write(null, sge, 1, remote.vaddr() + off, remote.rkey(), 0));
     }
 
     /** Send with perftest's credits: at most rx-depth Sends beyond the count the server last wrote into our word. */
     private Report sendAll(Data d, Dest remote, long size, int depth, int rx) {
+        return measure(d, size, depth, true, posted -> posted - (d.creditValue() & 0xFFFFFFFFL) < rx, "Send", "Send",
+                (sge, off) -> d.qp.send(null, sge, 1, 0));
+    }
+
+    /** Posts one measured operation of the buffer at {@code off}; returns its status. */
+    private interface Post {
+        int post(NdkSge[] sge, long off);
+    }
+
+    /**
+     * The measured loop: {@code -n} operations (or {@code -D} seconds of them), up to {@code depth} in flight and
+     * within {@code credit}, each completion timed; a turn without completions (and, {@code postingIsProgress},
+     * without posting) counts towards the stall bound.
+     */
+    private Report measure(Data d, long size, int depth, boolean postingIsProgress, LongPredicate credit, String postWhat,
+            String completionWhat, Post op) {
         int n = p.duration() > 0 ? 0 : p.iters();
         PerftestReport.Timing t = new PerftestReport.Timing(n);
         NdkSge[] sge = {new NdkSge()};
         NdkResultEx[] res = Session.results(Math.min(depth, 64));
-        long posted = 0, done = 0;
         long end = p.duration() > 0 ? System.nanoTime() + p.duration() * 1_000_000_000L : Long.MAX_VALUE;
-        long idleSince = System.nanoTime();
-        int spins = 0;
+        long idle = System.nanoTime();
         t.start();
-        while (true) {
-            boolean more = n > 0 ? posted < n : System.nanoTime() < end;
-            if (!more && done == posted) {
-                break;
+        long done = Loops.stream(new Loops.Window() {
+            private long posted, completed;
+            private long idleSince = idle;
+            private int spins;
+
+            @Override
+            public boolean more(long i) {
+                return n > 0 ? i < n : System.nanoTime() < end;
             }
-            boolean progress = false;
-            while (more && posted - done < depth && posted - (d.creditValue() & 0xFFFFFFFFL) < rx) {
-                long off = PerftestWire.offset(posted, size, cycleBuffer, cacheLine);
+
+            @Override
+            public boolean room(long i, long finished) {
+                return i - finished < depth && credit.test(i);
+            }
+
+            @Override
+            public void post(long i) {
+                long off = PerftestWire.offset(i, size, cycleBuffer, cacheLine);
                 sge[0].set(d.buf.address() + off, (int) size, d.mr.getLocalToken());
-                Checks.check(d.qp.send(null, sge, 1, 0), "Send");
+                Checks.check(op.post(sge, off), postWhat);
                 posted++;
-                progress = true;
-                more = n > 0 ? posted < n : System.nanoTime() < end;
             }
-            int k = d.icq.getCqResultsEx(res, res.length);
-            for (int i = 0; i < k; i++) {
-                Checks.check(res[i], "Send");
-                t.completed(done++);
+
+            @Override
+            public int reap(long finished) {
+                return Loops.reap(d.icq, res, completionWhat, (r, j) -> t.completed(finished + j));
             }
-            if (k > 0 || progress) {
-                idleSince = System.nanoTime();
-            } else {
-                stalled(idleSince, done, posted);
-                spins = Watchdog.spin(spins);
+
+            @Override
+            public void pass(int reaped, boolean posting) {
+                completed += reaped;
+                if (reaped > 0 || postingIsProgress && posting) {
+                    idleSince = System.nanoTime();
+                } else {
+                    stalled(idleSince, completed, posted);
+                    spins = Watchdog.spin(spins);
+                }
             }
-        }
+        });
         return t.report(size, done, depth, p.gbits());
     }
 

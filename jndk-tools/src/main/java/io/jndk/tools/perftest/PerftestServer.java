@@ -9,6 +9,7 @@ import io.jndk.api.NdkSge;
 import io.jndk.api.NtStatus;
 import io.jndk.tools.kit.Checks;
 import io.jndk.tools.kit.Failure;
+import io.jndk.tools.kit.Loops;
 import io.jndk.tools.kit.Session;
 import io.jndk.tools.kit.Sync;
 import io.jndk.tools.kit.Watchdog;
@@ -177,10 +178,7 @@ final class PerftestServer extends PerftestRun {
                     creditsOut++;
                 }
             }
-            int c = d.icq.getCqResultsEx(res, res.length);
-            for (int i = 0; i < c; i++) {
-                Checks.check(res[i], "credit Write");
-            }
+            int c = Loops.reap(d.icq, res, "credit Write");
             creditsOut -= c;
             if (k > 0) {
                 idleSince = System.nanoTime();
@@ -201,10 +199,7 @@ final class PerftestServer extends PerftestRun {
         }
         long deadline = System.nanoTime() + STEP_TIMEOUT_MS * 1_000_000;
         while (creditsOut > 0) {
-            int c = d.icq.getCqResultsEx(res, res.length);
-            for (int i = 0; i < c; i++) {
-                Checks.check(res[i], "credit Write");
-            }
+            int c = Loops.reap(d.icq, res, "credit Write");
             creditsOut -= c;
             if (c == 0 && System.nanoTime() > deadline) {
                 throw new TimeoutException("credit Writes did not complete");
