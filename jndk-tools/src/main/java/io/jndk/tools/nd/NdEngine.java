@@ -1,20 +1,18 @@
 package io.jndk.tools.nd;
 
 import io.jndk.api.IntRef;
-import io.jndk.api.Ndk;
 import io.jndk.api.NdkAdapter;
 import io.jndk.api.NdkConnector;
-import io.jndk.api.NdkListener;
-import io.jndk.api.NdkOpenParameters;
 import io.jndk.api.NdkOperationType;
 import io.jndk.api.NdkPd;
 import io.jndk.api.NdkResultEx;
 import io.jndk.api.NtStatus;
-import io.jndk.api.Ref;
 import io.jndk.tools.kit.Checks;
 import io.jndk.tools.kit.Failure;
+import io.jndk.tools.kit.Listening;
 import io.jndk.tools.kit.Loops;
 import io.jndk.tools.kit.Net;
+import io.jndk.tools.kit.Session;
 import io.jndk.tools.kit.Sync;
 import io.jndk.tools.nd.NdProtocol.Hello;
 import io.jndk.tools.nd.NdProtocol.Offer;
@@ -24,7 +22,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.IntSupplier;
@@ -74,11 +71,7 @@ final class NdEngine {
     }
 
     private static NdkAdapter open(InetAddress at) {
-        try {
-            return Ndk.open(NdkOpenParameters.of("iwarp", at).withOptions(Map.of("mpa.timeout.ms", "" + CONNECT_TIMEOUT_MS)));
-        } catch (RuntimeException e) {
-            throw new Failure("cannot open an iwarp adapter on " + at.getHostAddress() + ": " + e.getMessage());
-        }
+        return Session.open("iwarp", at, Map.of("mpa.timeout.ms", "" + CONNECT_TIMEOUT_MS));
     }
 
     // ---------------------------------------------------------------- client
@@ -115,8 +108,7 @@ final class NdEngine {
     /** Connects and returns the RDMA Read depth granted. */
     private int connect(NdkAdapter adapter, NdSession s, InetAddress local, InetSocketAddress server) {
         String at = server.getAddress().getHostAddress() + ":" + server.getPort();
-        NdkConnector conn = Sync.create("CreateConnector", adapter::createConnector);
-        s.connector = conn;
+        NdkConnector conn = s.connector();
         // Receives first: the server may Send as soon as it accepts.
         for (int i = 0; i < 4; i++) {
             if (test.op == NdTest.Op.SEND && test.pingPong) {
@@ -188,7 +180,7 @@ final class NdEngine {
             if (test == NdTest.PING) {
                 finish();
             }
-            NdkConnector c = s.connector;
+            NdkConnector c = s.connection();
             Sync.get(Sync.start((rc, x) -> c.disconnect(rc, x)), "Disconnect");
         }
 
@@ -353,28 +345,23 @@ final class NdEngine {
     void serve(InetSocketAddress at, boolean persistent) throws InterruptedException {
         NdkAdapter adapter = open(at.getAddress());
         NdkPd pd = null;
-        NdkListener listener = null;
+        Listening listener = null;
         try {
             NdkAdapter a = adapter;
             pd = Sync.create("CreatePd", a::createPd);
-            LinkedBlockingQueue<NdkConnector> incoming = new LinkedBlockingQueue<>();
-            listener = Sync.create("CreateListener", (cc, c, o) -> a.createListener((x, conn) -> incoming.add(conn), null, cc, c, o));
-            NdkListener l = listener;
-            String where = at.getAddress().getHostAddress() + ":" + at.getPort();
-            int st = Sync.get(Sync.start((rc, c) -> l.listen(at, rc, c)), "Listen");
-            if (st != NtStatus.STATUS_SUCCESS) {
-                throw Failure.listen(where, st);
-            }
-            Ref<InetSocketAddress> bound = new Ref<>();
-            Checks.check(listener.getLocalAddress(bound, new IntRef(28)), "GetListenerLocalAddress");
-            out.println(test.tool + ": listening on " + bound.get().getAddress().getHostAddress() + ":" + bound.get().getPort());
+            listener = new Listening(a);
+            listener.listen(at);
+            InetSocketAddress bound = listener.bound();
+            out.println(test.tool + ": listening on " + bound.getAddress().getHostAddress() + ":" + bound.getPort());
             out.flush();
             boolean served = false;
             while (persistent || !served) {
-                served = serveOne(adapter, pd, incoming.take());
+                served = serveOne(adapter, pd, listener.take());
             }
         } finally {
-            Sync.close(listener);
+            if (listener != null) {
+                listener.close();
+            }
             Sync.close(pd);
             adapter.close();
         }
@@ -403,7 +390,7 @@ final class NdEngine {
             return false;
         }
         try (NdSession s = new NdSession(adapter, pd, hello.maxSize(), hello.nSge(), hello.depth() + 1, blocking)) {
-            s.connector = conn;
+            s.adopt(conn);
             Hello h = hello;
             int posted = test == NdTest.PING ? h.depth() + 1 : 2;
             for (int i = 0; i < posted; i++) {

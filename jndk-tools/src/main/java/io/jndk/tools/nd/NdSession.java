@@ -13,15 +13,10 @@ import io.jndk.api.NdkSge;
 import io.jndk.api.NtStatus;
 import io.jndk.tools.kit.Checks;
 import io.jndk.tools.kit.Failure;
-import io.jndk.tools.kit.Memory;
 import io.jndk.tools.kit.Session;
-import io.jndk.tools.kit.Sync;
 import io.jndk.tools.kit.Watchdog;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -43,8 +38,7 @@ final class NdSession implements AutoCloseable {
     final int maxSize;
     final int nSge;
     private final boolean blocking;
-    private final Arena arena = Arena.ofShared();
-    private final List<NdkMr> mrs = new ArrayList<>();
+    private final Session session;
     private final Semaphore wake = new Semaphore(0);
     private final NdkResultEx[] res = Session.results(1);
     private final NdkSge[] out;
@@ -55,7 +49,7 @@ final class NdSession implements AutoCloseable {
     final NdkCq cq;
     final NdkQp qp;
     volatile boolean disconnected;
-    NdkConnector connector;
+    private NdkConnector connector;
 
     NdSession(NdkAdapter adapter, NdkPd pd, int maxSize, int nSge, int depth, boolean blocking) {
         this.maxSize = maxSize;
@@ -64,21 +58,20 @@ final class NdSession implements AutoCloseable {
         this.out = sges(nSge);
         this.in = sges(nSge);
         int queue = Math.max(depth, 4) + 4;
+        this.session = new Session(adapter, pd).quietConnectors();
         boolean ok = false;
         NdkCq c = null;
         NdkQp q = null;
         MemorySegment b = null;
         NdkMr m = null;
         try {
-            c = Sync.create("CreateCq", (cc, x, o) -> adapter.createCq(2 * queue + 4, (ctx, st) -> wake.release(), null, null,
-                    cc, x, o));
-            NdkCq c0 = c;
-            q = Sync.create("CreateQp", (cc, x, o) -> pd.createQp(c0, c0, "nd", queue, queue, nSge, nSge, 0, cc, x, o));
-            b = arena.allocate(2L * maxSize + CTL, 4096);
+            c = session.cq(2 * queue + 4, wake::release);
+            q = session.qp(c, c, "nd", queue, queue, nSge, nSge, 0);
+            b = session.allocate(2L * maxSize + CTL, 4096);
             for (long i = 0; i < maxSize; i++) {
                 b.set(ValueLayout.JAVA_BYTE, i, pattern(i));
             }
-            m = Memory.register(pd, b, mrs);
+            m = session.register(b);
             ok = true;
         } finally {
             cq = c;
@@ -259,18 +252,22 @@ final class NdSession implements AutoCloseable {
 
     @Override
     public void close() {
-        if (connector != null) {
-            try {
-                Sync.close(connector);
-            } catch (RuntimeException e) {
-                // the connection is being torn down anyway
-            }
-        }
-        Sync.close(qp);
-        for (NdkMr m : mrs) {
-            Sync.close(m);
-        }
-        Sync.close(cq);
-        arena.close();
+        session.close();
+    }
+
+    /** The client's new connector (closed with the session). */
+    NdkConnector connector() {
+        connector = session.connector();
+        return connector;
+    }
+
+    /** The server's accepted connector (closed with the session). */
+    void adopt(NdkConnector conn) {
+        connector = session.adopt(conn);
+    }
+
+    /** The connection's connector. */
+    NdkConnector connection() {
+        return connector;
     }
 }

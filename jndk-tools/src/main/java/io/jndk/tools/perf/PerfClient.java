@@ -17,7 +17,6 @@ import io.jndk.api.NtStatus;
 import io.jndk.tools.kit.Checks;
 import io.jndk.tools.kit.Failure;
 import io.jndk.tools.kit.Loops;
-import io.jndk.tools.kit.Memory;
 import io.jndk.tools.kit.Net;
 import io.jndk.tools.kit.Session;
 import io.jndk.tools.kit.Sync;
@@ -162,11 +161,6 @@ final class PerfClient {
         return ok ? 0 : Failure.Kind.VERIFY.exit;
     }
 
-    private NdkCq cq(int depth, Semaphore notified) {
-        return Sync.create("CreateCq", (cc, c, o) -> adapter.createCq(depth, (x, st) -> notified.release(), null, null, cc, c,
-                o));
-    }
-
     /** Whether this operation at this size is posted inline. */
     private boolean inlined(Op op, int size) {
         return op != Op.READ && size <= inlineLimit;
@@ -223,10 +217,7 @@ final class PerfClient {
         // Every slot is written at least once (the write read-back compares them all), and the buffer stays bounded.
         int slots = latency ? 1 : (int) Math.max(1, Math.min(Math.min(depth, n), PerfProtocol.MAX_BUFFER / size));
         int window = Math.min(depth, slots);
-        List<NdkMr> mrs = new ArrayList<>();
-        NdkCq icq = null, rcq = null;
-        NdkQp qp = null;
-        NdkConnector conn = null;
+        Session session = new Session(adapter, pd);
         boolean abandon = false;
         try (Arena arena = Arena.ofShared()) {
             long length = (long) slots * size;
@@ -242,16 +233,14 @@ final class PerfClient {
             long backLength = !latency ? length : op == Op.SEND ? 2L * Math.max(size, PerfProtocol.REPORT_LENGTH) : size;
             MemorySegment back = op == Op.WRITE || latency && op == Op.SEND ? arena.allocate(backLength, 4096) : null;
             MemorySegment control = arena.allocate(ACK_SLOTS * 16L, 64);
-            NdkMr mr = Memory.register(pd, buf, mrs);
-            NdkMr backMr = back == null ? null : Memory.register(pd, back, mrs);
-            NdkMr controlMr = Memory.register(pd, control, mrs);
+            NdkMr mr = session.register(buf);
+            NdkMr backMr = back == null ? null : session.register(back);
+            NdkMr controlMr = session.register(control);
             Semaphore notified = new Semaphore(0);
-            icq = cq(window + 8, notified);
-            rcq = cq(ACK_SLOTS + 8, notified);
-            NdkCq ic = icq, rc0 = rcq;
-            qp = Sync.create("CreateQp", (cc, c, o) -> pd.createQp(rc0, ic, "client", ACK_SLOTS, window + 4, 1, 1,
-                    inlineLimit, cc, c, o));
-            conn = Sync.create("CreateConnector", adapter::createConnector);
+            NdkCq icq = session.cq(window + 8, notified::release);
+            NdkCq rcq = session.cq(ACK_SLOTS + 8, notified::release);
+            NdkQp qp = session.qp(rcq, icq, "client", ACK_SLOTS, window + 4, 1, 1, inlineLimit);
+            NdkConnector conn = session.connector();
             Request req = latency && back != null
                     ? new Request(op, size, n, m, slots, depth, seed, back.address(), backMr.getRemoteToken(), backLength, true,
                             PerfProtocol.VERSION)
@@ -288,13 +277,7 @@ final class PerfClient {
             return row;
         } finally {
             if (!abandon) {
-                Sync.close(conn);
-                Sync.close(qp);
-                for (NdkMr x : mrs) {
-                    Sync.close(x);
-                }
-                Sync.close(icq);
-                Sync.close(rcq);
+                session.close();
             }
         }
     }

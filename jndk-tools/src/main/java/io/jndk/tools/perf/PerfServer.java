@@ -5,7 +5,6 @@ import io.jndk.api.Ndk;
 import io.jndk.api.NdkAdapter;
 import io.jndk.api.NdkConnector;
 import io.jndk.api.NdkCq;
-import io.jndk.api.NdkListener;
 import io.jndk.api.NdkMr;
 import io.jndk.api.NdkOpenParameters;
 import io.jndk.api.NdkPd;
@@ -15,6 +14,7 @@ import io.jndk.api.NdkSge;
 import io.jndk.api.NtStatus;
 import io.jndk.api.Ref;
 import io.jndk.tools.kit.Checks;
+import io.jndk.tools.kit.Listening;
 import io.jndk.tools.kit.Loops;
 import io.jndk.tools.kit.Memory;
 import io.jndk.tools.kit.Session;
@@ -33,7 +33,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -87,23 +86,19 @@ final class PerfServer {
             return 2;
         }
         NdkPd pd = Sync.create("CreatePd", adapter::createPd);
-        LinkedBlockingQueue<NdkConnector> incoming = new LinkedBlockingQueue<>();
-        NdkListener listener = Sync.create("CreateListener",
-                (cc, c, o) -> adapter.createListener((x, conn) -> incoming.add(conn), null, cc, c, o));
-        int s = Sync.get(Sync.start((rc, c) -> listener.listen(new InetSocketAddress(bind, port), rc, c)), "Listen");
+        Listening listener = new Listening(adapter);
+        int s = listener.tryListen(new InetSocketAddress(bind, port));
         if (s != NtStatus.STATUS_SUCCESS) {
             err.println("jndk perf: cannot listen on " + bind.getHostAddress() + ":" + port + " (" + NtStatus.name(s) + ")");
             return 2;
         }
-        Ref<InetSocketAddress> where = new Ref<>();
-        Checks.check(listener.getLocalAddress(where, new IntRef(28)), "GetListenerLocalAddress");
-        out.println("listening on " + where.get().getAddress().getHostAddress() + ":" + where.get().getPort() + " ("
-                + transport + ")");
+        InetSocketAddress where = listener.bound();
+        out.println("listening on " + where.getAddress().getHostAddress() + ":" + where.getPort() + " (" + transport + ")");
         out.flush();
         AtomicInteger failures = new AtomicInteger();
         List<ToolThread> serving = new ArrayList<>();
         for (int served = 0; clients <= 0 || served < clients; served++) {
-            NdkConnector conn = incoming.take();
+            NdkConnector conn = listener.take();
             serving.removeIf(ToolThread::finished);
             serving.add(ToolThread.start("perf-serve-" + served, () -> {
                 try {
@@ -120,7 +115,7 @@ final class PerfServer {
         for (ToolThread t : serving) {
             t.join(java.time.Duration.ofDays(1)); // each connection ends when its client leaves
         }
-        Sync.close(listener);
+        listener.close();
         Sync.close(pd);
         adapter.close();
         return failures.get() == 0 ? 0 : 1;
@@ -152,9 +147,8 @@ final class PerfServer {
             out.printf(java.util.Locale.ROOT, "%s: %s, %d B, %d + %d iterations, %d in flight%n", who, req.op().label(),
                     req.size(), req.iters(), req.latencyIters(), req.depth());
         }
-        List<NdkMr> mrs = new ArrayList<>();
-        NdkCq rcq = null, scq = null;
-        NdkQp qp = null;
+        Session session = new Session(adapter, pd);
+        session.adopt(conn);
         boolean accepted = false;
         try (Arena arena = Arena.ofShared()) {
             boolean send = req.op() == Op.SEND;
@@ -182,14 +176,12 @@ final class PerfServer {
                 flip(expected);
             }
             MemorySegment control = arena.allocate(CONTROL_SLOTS * CONTROL_SLOT_BYTES, 64);
-            NdkMr mr = Memory.register(pd, region, mrs);
-            NdkMr controlMr = Memory.register(pd, control, mrs);
-            NdkMr expectedMr = expected == null ? null : Memory.register(pd, expected, mrs);
-            rcq = Session.cq(adapter, depth + 8);
-            scq = Session.cq(adapter, CONTROL_SLOTS + 8);
-            NdkCq r = rcq, sc = scq;
-            int rqDepth = Math.max(depth, 1);
-            qp = Sync.create("CreateQp", (cc, c, o) -> pd.createQp(r, sc, who, rqDepth, CONTROL_SLOTS + 4, 1, 1, 0, cc, c, o));
+            NdkMr mr = session.register(region);
+            NdkMr controlMr = session.register(control);
+            NdkMr expectedMr = expected == null ? null : session.register(expected);
+            NdkCq rcq = session.cq(depth + 8, null);
+            NdkCq scq = session.cq(CONTROL_SLOTS + 8, null);
+            NdkQp qp = session.qp(rcq, scq, who, Math.max(depth, 1), CONTROL_SLOTS + 4, 1, 1, 0);
             NdkSge[] sge = {new NdkSge()};
             for (int i = 0; i < depth; i++) {
                 Checks.check(qp.receive(i, sge(sge, region, (long) i * req.size(), req.size(), mr), 1), "Receive");
@@ -215,13 +207,7 @@ final class PerfServer {
             if (!accepted) {
                 conn.reject(PerfProtocol.encodeReject("server could not set up the connection"));
             }
-            Sync.close(conn);
-            Sync.close(qp);
-            for (NdkMr mr : mrs) {
-                Sync.close(mr);
-            }
-            Sync.close(rcq);
-            Sync.close(scq);
+            session.close();
         }
     }
 

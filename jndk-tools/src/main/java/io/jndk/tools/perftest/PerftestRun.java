@@ -1,12 +1,10 @@
 package io.jndk.tools.perftest;
 
-import io.jndk.api.Ndk;
 import io.jndk.api.NdkAdapter;
 import io.jndk.api.NdkClosable;
 import io.jndk.api.NdkConnector;
 import io.jndk.api.NdkCq;
 import io.jndk.api.NdkMr;
-import io.jndk.api.NdkOpenParameters;
 import io.jndk.api.NdkPd;
 import io.jndk.api.NdkQp;
 import io.jndk.tools.kit.Failure;
@@ -28,7 +26,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
 
@@ -108,12 +105,7 @@ abstract class PerftestRun {
     // ---------------------------------------------------------------- setup
 
     void open(InetAddress at) {
-        Map<String, String> opts = Session.options(p.crc(), p.pcap());
-        try {
-            adapter = Ndk.open(NdkOpenParameters.of("iwarp", at).withOptions(opts));
-        } catch (RuntimeException e) {
-            throw new Failure("cannot open an iwarp adapter on " + at.getHostAddress() + ": " + e.getMessage());
-        }
+        adapter = Session.open("iwarp", at, Session.options(p.crc(), p.pcap()));
         pd = Sync.create("CreatePd", adapter::createPd);
         owned.push(pd);
     }

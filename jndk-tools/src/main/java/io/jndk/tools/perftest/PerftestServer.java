@@ -2,13 +2,12 @@ package io.jndk.tools.perftest;
 
 import io.jndk.api.IntRef;
 import io.jndk.api.NdkConnector;
-import io.jndk.api.NdkListener;
 import io.jndk.api.NdkQp;
 import io.jndk.api.NdkResultEx;
 import io.jndk.api.NdkSge;
-import io.jndk.api.NtStatus;
 import io.jndk.tools.kit.Checks;
 import io.jndk.tools.kit.Failure;
+import io.jndk.tools.kit.Listening;
 import io.jndk.tools.kit.Loops;
 import io.jndk.tools.kit.Session;
 import io.jndk.tools.kit.Sync;
@@ -24,8 +23,6 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -45,14 +42,9 @@ final class PerftestServer extends PerftestRun {
             throw new Failure("unknown address " + p.bind());
         }
         open(local);
-        LinkedBlockingQueue<NdkConnector> incoming = new LinkedBlockingQueue<>();
-        NdkListener listener = Sync.create("CreateListener",
-                (cc, c, o) -> adapter.createListener((x, conn) -> incoming.add(conn), null, cc, c, o));
-        owned.push(listener);
-        int s = Sync.get(Sync.start((rc, c) -> listener.listen(new InetSocketAddress(local, p.port()), rc, c)), "Listen");
-        if (s != NtStatus.STATUS_SUCCESS) {
-            throw Failure.listen(local.getHostAddress() + ":" + p.port(), s);
-        }
+        Listening incoming = new Listening(adapter);
+        owned.push(incoming.listener());
+        incoming.listen(new InetSocketAddress(local, p.port()));
         out.println();
         out.println("************************************");
         out.println("* Waiting for client to connect... *");
@@ -80,7 +72,7 @@ final class PerftestServer extends PerftestRun {
             }
         }
         handshake(Dest.ZERO, "pre-connect handshake");
-        NdkConnector dc = incoming.poll(STEP_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        NdkConnector dc = incoming.poll(STEP_TIMEOUT_MS);
         if (dc == null) {
             throw new Failure("the client did not open its data connection within " + STEP_TIMEOUT_MS / 1000 + " s");
         }

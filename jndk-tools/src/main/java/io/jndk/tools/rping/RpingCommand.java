@@ -1,18 +1,15 @@
 package io.jndk.tools.rping;
 
 import io.jndk.api.IntRef;
-import io.jndk.api.Ndk;
 import io.jndk.api.NdkAdapter;
 import io.jndk.api.NdkConnector;
-import io.jndk.api.NdkListener;
-import io.jndk.api.NdkOpenParameters;
 import io.jndk.api.NdkOperationType;
 import io.jndk.api.NdkPd;
 import io.jndk.api.NdkResultEx;
 import io.jndk.api.NtStatus;
 import io.jndk.api.Ref;
-import io.jndk.tools.kit.Checks;
 import io.jndk.tools.kit.Failure;
+import io.jndk.tools.kit.Listening;
 import io.jndk.tools.kit.Net;
 import io.jndk.tools.kit.Session;
 import io.jndk.tools.kit.Sync;
@@ -25,7 +22,6 @@ import java.net.UnknownHostException;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import picocli.CommandLine.Command;
@@ -136,14 +132,6 @@ public final class RpingCommand implements Callable<Integer> {
         }
     }
 
-    private NdkAdapter open(InetAddress at, Map<String, String> opts) {
-        try {
-            return Ndk.open(NdkOpenParameters.of("iwarp", at).withOptions(opts));
-        } catch (RuntimeException e) {
-            throw new Failure("cannot open an iwarp adapter on " + at.getHostAddress() + ": " + e.getMessage());
-        }
-    }
-
     private void debug(String line) {
         if (debug) {
             out.println(line);
@@ -167,7 +155,7 @@ public final class RpingCommand implements Callable<Integer> {
             }
             Map<String, String> opts = Session.options(crc, pcap);
             opts.put("mpa.timeout.ms", "10000"); // siw's own wait for an MPA Reply
-            adapter = open(local, opts);
+            adapter = Session.open("iwarp", local, opts);
             NdkAdapter a = adapter;
             pd = Sync.create("CreatePd", a::createPd);
             debug("created pd");
@@ -175,7 +163,7 @@ public final class RpingCommand implements Callable<Integer> {
             s.postReceive();
             connect(adapter, s, local, new InetSocketAddress(dst, port));
             int pings = ping(s);
-            NdkConnector conn = s.connector;
+            NdkConnector conn = s.connection();
             Sync.get(Sync.start((rc, c) -> conn.disconnect(rc, c)), "Disconnect"); // a peer already gone is fine
             debug(String.format(java.util.Locale.ROOT, "client: %d pings of %d octets", pings, size));
             return 0;
@@ -196,8 +184,7 @@ public final class RpingCommand implements Callable<Integer> {
 
     private void connect(NdkAdapter adapter, RpingSession s, InetAddress local, InetSocketAddress to) {
         String at = address + ":" + port;
-        NdkConnector conn = Sync.create("CreateConnector", adapter::createConnector);
-        s.connector = conn;
+        NdkConnector conn = s.connector();
         CompletableFuture<Integer> f = Sync.start((rc, c) -> conn.connect(s.qp, new InetSocketAddress(local, 0), to, 1, 1, null,
                 rc, c));
         int st;
@@ -273,32 +260,25 @@ public final class RpingCommand implements Callable<Integer> {
     private int runServer() throws InterruptedException {
         NdkAdapter adapter = null;
         NdkPd pd = null;
-        NdkListener listener = null;
+        Listening listener = null;
         try {
             InetAddress at = resolve(address == null ? "0.0.0.0" : address);
-            adapter = open(at, Session.options(crc, pcap));
+            adapter = Session.open("iwarp", at, Session.options(crc, pcap));
             NdkAdapter a = adapter;
             pd = Sync.create("CreatePd", a::createPd);
             debug("created pd");
-            LinkedBlockingQueue<NdkConnector> incoming = new LinkedBlockingQueue<>();
-            listener = Sync.create("CreateListener", (cc, c, o) -> a.createListener((x, conn) -> incoming.add(conn), null, cc, c,
-                    o));
-            NdkListener l = listener;
-            int st = Sync.get(Sync.start((rc, c) -> l.listen(new InetSocketAddress(at, port), rc, c)), "Listen");
-            if (st != NtStatus.STATUS_SUCCESS) {
-                throw Failure.listen(at.getHostAddress() + ":" + port, st);
-            }
-            Ref<InetSocketAddress> where = new Ref<>();
-            Checks.check(listener.getLocalAddress(where, new IntRef(28)), "GetListenerLocalAddress");
+            listener = new Listening(a);
+            listener.listen(new InetSocketAddress(at, port));
+            InetSocketAddress where = listener.bound();
             debug("rdma_bind_addr successful");
             debug("rdma_listen");
-            debug("listening on " + where.get().getAddress().getHostAddress() + ":" + where.get().getPort());
+            debug("listening on " + where.getAddress().getHostAddress() + ":" + where.getPort());
             if (!persistent) {
-                return serve(a, pd, incoming.take());
+                return serve(a, pd, listener.take());
             }
             NdkPd p = pd;
             while (true) {
-                NdkConnector conn = incoming.take();
+                NdkConnector conn = listener.take();
                 Thread.ofVirtual().name("rping server").start(() -> serve(a, p, conn));
             }
         } catch (Failure | Sync.NdkException | IllegalStateException e) {
@@ -306,7 +286,9 @@ public final class RpingCommand implements Callable<Integer> {
             err.println("rping: server: " + e.getMessage());
             return Failure.of(e).exit();
         } finally {
-            Sync.close(listener);
+            if (listener != null) {
+                listener.close();
+            }
             Sync.close(pd);
             if (adapter != null) {
                 adapter.close();
@@ -325,7 +307,7 @@ public final class RpingCommand implements Callable<Integer> {
         long octets = 0;
         try {
             s = new RpingSession(adapter, pd, size, true, out, debug);
-            s.connector = conn;
+            s.adopt(conn);
             s.postReceive(); // before the Reply: the client Sends as soon as it is connected
             RpingSession s0 = s;
             s.debug("accepting client connection request");

@@ -13,15 +13,10 @@ import io.jndk.api.NdkSge;
 import io.jndk.api.NtStatus;
 import io.jndk.tools.kit.Checks;
 import io.jndk.tools.kit.Failure;
-import io.jndk.tools.kit.Memory;
 import io.jndk.tools.kit.Session;
-import io.jndk.tools.kit.Sync;
 import io.jndk.tools.rping.RpingProtocol.Info;
 import java.io.PrintStream;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -40,8 +35,7 @@ final class RpingSession implements AutoCloseable {
     final boolean server;
     private final PrintStream out;
     private final boolean debug;
-    private final Arena arena = Arena.ofShared();
-    private final List<NdkMr> mrs = new ArrayList<>();
+    private final Session session;
     private final Semaphore wake = new Semaphore(0);
     private final NdkResultEx[] res = Session.results(1);
     private final NdkSge[] sge = {new NdkSge()};
@@ -50,31 +44,30 @@ final class RpingSession implements AutoCloseable {
     final MemorySegment recvBuf, sendBuf, rdmaBuf, startBuf;
     final NdkMr recvMr, sendMr, rdmaMr, startMr;
     volatile boolean disconnected;
-    NdkConnector connector;
+    private NdkConnector connector;
 
     RpingSession(NdkAdapter adapter, NdkPd pd, int size, boolean server, PrintStream out, boolean debug) {
         this.size = size;
         this.server = server;
         this.out = out;
         this.debug = debug;
+        this.session = new Session(adapter, pd);
         boolean ok = false;
         NdkCq c = null;
         NdkQp q = null;
         try {
-            c = Sync.create("CreateCq", (cc, x, o) -> adapter.createCq(32, (ctx, st) -> wake.release(), null, null, cc, x, o));
-            NdkCq cq0 = c;
+            c = session.cq(32, wake::release);
             debug("created cq");
-            q = Sync.create("CreateQp", (cc, x, o) -> pd.createQp(cq0, cq0, server ? "rping server" : "rping client", 2, 16,
-                    1, 1, 0, cc, x, o));
+            q = session.qp(c, c, server ? "rping server" : "rping client", 2, 16, 1, 1, 0);
             debug("created qp");
-            recvBuf = arena.allocate(RpingProtocol.INFO_LENGTH, 64);
-            sendBuf = arena.allocate(RpingProtocol.INFO_LENGTH, 64);
-            rdmaBuf = arena.allocate(size, 4096);
-            startBuf = server ? null : arena.allocate(size, 4096);
-            recvMr = Memory.register(pd, recvBuf, mrs);
-            sendMr = Memory.register(pd, sendBuf, mrs);
-            rdmaMr = Memory.register(pd, rdmaBuf, mrs);
-            startMr = server ? null : Memory.register(pd, startBuf, mrs);
+            recvBuf = session.allocate(RpingProtocol.INFO_LENGTH, 64);
+            sendBuf = session.allocate(RpingProtocol.INFO_LENGTH, 64);
+            rdmaBuf = session.allocate(size, 4096);
+            startBuf = server ? null : session.allocate(size, 4096);
+            recvMr = session.register(recvBuf);
+            sendMr = session.register(sendBuf);
+            rdmaMr = session.register(rdmaBuf);
+            startMr = server ? null : session.register(startBuf);
             debug("allocated & registered buffers...");
             ok = true;
         } finally {
@@ -84,6 +77,22 @@ final class RpingSession implements AutoCloseable {
                 close();
             }
         }
+    }
+
+    /** The client's new connector (closed with the session). */
+    NdkConnector connector() {
+        connector = session.connector();
+        return connector;
+    }
+
+    /** The server's accepted connector (closed with the session). */
+    void adopt(NdkConnector conn) {
+        connector = session.adopt(conn);
+    }
+
+    /** The connection's connector. */
+    NdkConnector connection() {
+        return connector;
     }
 
     void debug(String fmt, Object... args) {
@@ -193,12 +202,6 @@ final class RpingSession implements AutoCloseable {
 
     @Override
     public void close() {
-        Sync.close(connector);
-        Sync.close(qp);
-        for (NdkMr mr : mrs) {
-            Sync.close(mr);
-        }
-        Sync.close(cq);
-        arena.close();
+        session.close();
     }
 }
