@@ -124,6 +124,11 @@ public final class Session implements AutoCloseable {
         return conn;
     }
 
+    /** The connector created or adopted last (the connection's), or null. */
+    public NdkConnector connection() {
+        return connectors.isEmpty() ? null : connectors.getLast();
+    }
+
     /** Connectors that fail to close (a connection being torn down) do not stop the rest of the close. */
     public Session quietConnectors() {
         quietConnectors = true;

@@ -108,7 +108,7 @@ final class NdEngine {
     /** Connects and returns the RDMA Read depth granted. */
     private int connect(NdkAdapter adapter, NdSession s, InetAddress local, InetSocketAddress server) {
         String at = server.getAddress().getHostAddress() + ":" + server.getPort();
-        NdkConnector conn = s.connector();
+        NdkConnector conn = s.session().connector();
         // Receives first: the server may Send as soon as it accepts.
         for (int i = 0; i < 4; i++) {
             if (test.op == NdTest.Op.SEND && test.pingPong) {
@@ -180,7 +180,7 @@ final class NdEngine {
             if (test == NdTest.PING) {
                 finish();
             }
-            NdkConnector c = s.connection();
+            NdkConnector c = s.session().connection();
             Sync.get(Sync.start((rc, x) -> c.disconnect(rc, x)), "Disconnect");
         }
 
@@ -390,7 +390,7 @@ final class NdEngine {
             return false;
         }
         try (NdSession s = new NdSession(adapter, pd, hello.maxSize(), hello.nSge(), hello.depth() + 1, blocking)) {
-            s.adopt(conn);
+            s.session().adopt(conn);
             Hello h = hello;
             int posted = test == NdTest.PING ? h.depth() + 1 : 2;
             for (int i = 0; i < posted; i++) {

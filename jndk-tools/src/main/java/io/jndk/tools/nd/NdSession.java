@@ -1,7 +1,6 @@
 package io.jndk.tools.nd;
 
 import io.jndk.api.NdkAdapter;
-import io.jndk.api.NdkConnector;
 import io.jndk.api.NdkCq;
 import io.jndk.api.NdkCqNotifyType;
 import io.jndk.api.NdkMr;
@@ -49,7 +48,6 @@ final class NdSession implements AutoCloseable {
     final NdkCq cq;
     final NdkQp qp;
     volatile boolean disconnected;
-    private NdkConnector connector;
 
     NdSession(NdkAdapter adapter, NdkPd pd, int maxSize, int nSge, int depth, boolean blocking) {
         this.maxSize = maxSize;
@@ -255,19 +253,8 @@ final class NdSession implements AutoCloseable {
         session.close();
     }
 
-    /** The client's new connector (closed with the session). */
-    NdkConnector connector() {
-        connector = session.connector();
-        return connector;
-    }
-
-    /** The server's accepted connector (closed with the session). */
-    void adopt(NdkConnector conn) {
-        connector = session.adopt(conn);
-    }
-
-    /** The connection's connector. */
-    NdkConnector connection() {
-        return connector;
+    /** The session holding this end's objects (and its connector). */
+    Session session() {
+        return session;
     }
 }

@@ -5,7 +5,6 @@ import io.jndk.api.Ndk;
 import io.jndk.api.NdkAdapter;
 import io.jndk.api.NdkConnector;
 import io.jndk.api.NdkCq;
-import io.jndk.api.NdkCqNotifyType;
 import io.jndk.api.NdkMr;
 import io.jndk.api.NdkOpFlags;
 import io.jndk.api.NdkOpenParameters;
@@ -40,8 +39,6 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.IntUnaryOperator;
-import java.util.function.LongConsumer;
-import java.util.function.LongToIntFunction;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -60,7 +57,8 @@ import org.HdrHistogram.Histogram;
 final class PerfClient {
     /** Connection setup must end (either way) within this bound. */
     static final long CONNECT_TIMEOUT_MS = 3_000;
-    private static final int ACK_SLOTS = 8;
+    /** Receive slots for the server's acknowledgements and report. */
+    static final int ACK_SLOTS = 8;
 
     private final String transport;
     private final String hostName;
@@ -256,7 +254,7 @@ final class PerfClient {
             header();
             NdkConnector cn = conn;
             Sync.request("CompleteConnect", (rc, c) -> cn.completeConnect(null, null, rc, c));
-            Link link = new Link(qp, icq, rcq, control, controlMr, acc, block ? notified : null);
+            PerfLink link = new PerfLink(qp, icq, rcq, control, controlMr, acc, block ? notified : null);
             if (inlined(op, size)) {
                 link.flags = NdkOpFlags.INLINE;
                 link.inline = new NdkSge[slots][];
@@ -316,137 +314,7 @@ throw Failure.connect(at, st, null, "start one first: ./jndk perf --server");
         }
     }
 
-    /** The connection's QP, its two CQs, the control receives and what the server advertised. */
-    private static final class Link {
-        final NdkQp qp;
-        final NdkCq icq;
-        final NdkCq rcq;
-        final MemorySegment control;
-        final NdkMr controlMr;
-        final Accept server;
-        final NdkSge[] sge = {new NdkSge()};
-        final NdkResultEx[] res = Session.results(32);
-        long acked;
-        long good = -1, bad = -1;
-
-        /** With {@code --block}: released by either CQ's notification. */
-        final Semaphore notified;
-
-        Link(NdkQp qp, NdkCq icq, NdkCq rcq, MemorySegment control, NdkMr controlMr, Accept server, Semaphore notified) {
-            this.notified = notified;
-            this.qp = qp;
-            this.icq = icq;
-            this.rcq = rcq;
-            this.control = control;
-            this.controlMr = controlMr;
-            this.server = server;
-        }
-
-        /**
-         * Nothing completed: spin a little ({@code --poll}), or arm both CQs and sleep until either notifies
-         * ({@code --block}; at most 10 ms, so that a completion that slipped in before the arm costs no more).
-         */
-        void idle(Watchdog w) {
-            if (notified == null) {
-                w.idle();
-                return;
-            }
-            w.check();
-            notified.drainPermits();
-            icq.armCq(NdkCqNotifyType.ANY);
-            rcq.armCq(NdkCqNotifyType.ANY);
-            try {
-                notified.tryAcquire(10, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted", e);
-            }
-        }
-
-        /** Inline SGEs, one per slot of the outgoing buffer, when Writes and Sends go inline. */
-        NdkSge[][] inline;
-        int flags;
-
-        /** The SGE of an outgoing Write or Send: an inline one when the connection posts inline. */
-        NdkSge[] out(MemorySegment seg, long offset, int length, NdkMr mr) {
-            return inline != null ? inline[(int) (offset / length)] : sge(seg, offset, length, mr);
-        }
-
-        NdkSge[] sge(MemorySegment seg, long offset, int length, NdkMr mr) {
-            sge[0].set(seg.address() + offset, length, mr.getLocalToken());
-            return sge;
-        }
-
-        void postControlReceives() {
-            for (int i = 0; i < ACK_SLOTS; i++) {
-                Checks.check(qp.receive(i, sge(control, i * 16L, 16, controlMr), 1), "Receive");
-            }
-        }
-
-        /** Takes acknowledgements and the report; re-posts their receives. */
-        int reapControl() {
-            int k = rcq.getCqResultsEx(res, res.length);
-            for (int i = 0; i < k; i++) {
-                NdkResultEx r = res[i];
-                Checks.check(r, "receive from the server");
-                int slot = (Integer) r.requestContext;
-                long off = slot * 16L;
-                if (r.bytesTransferred == PerfProtocol.REPORT_LENGTH) {
-                    good = PerfProtocol.getLong(control, off);
-                    bad = PerfProtocol.getLong(control, off + 8);
-                } else if (r.bytesTransferred == PerfProtocol.ACK_LENGTH) {
-                    acked = Math.max(acked, PerfProtocol.getLong(control, off));
-                } else {
-                    throw new IllegalStateException("unexpected " + r.bytesTransferred + "-byte message from the server");
-                }
-                Checks.check(qp.receive(r.requestContext, sge(control, off, 16, controlMr), 1), "Receive");
-            }
-            return k;
-        }
-
-        int reapInitiator(String what) {
-            return Loops.reap(icq, res, what);
-        }
-
-        /**
-         * The bandwidth phase of write and read: {@code n} operations, {@code window} in flight; after each reap,
-         * progress, or the idle step when nothing completed.
-         */
-        void stream(long n, int window, LongConsumer post, LongToIntFunction reap, Watchdog w) {
-            Loops.stream(new Loops.Window() {
-                @Override
-                public boolean more(long posted) {
-                    return posted < n;
-                }
-
-                @Override
-                public boolean room(long posted, long done) {
-                    return posted - done < window;
-                }
-
-                @Override
-                public void post(long i) {
-                    post.accept(i);
-                }
-
-                @Override
-                public int reap(long done) {
-                    return reap.applyAsInt(done);
-                }
-
-                @Override
-                public void pass(int reaped, boolean posted) {
-                    if (reaped > 0) {
-                        w.progress();
-                    } else {
-                        idle(w);
-                    }
-                }
-            });
-        }
-    }
-
-    private PerfFormat.Part write(Link l, int size, int n, int m, int slots, int window, MemorySegment src, NdkMr srcMr,
+    private PerfFormat.Part write(PerfLink l, int size, int n, int m, int slots, int window, MemorySegment src, NdkMr srcMr,
             MemorySegment back, NdkMr backMr) {
         long va = l.server.va();
         int token = l.server.token();
@@ -473,7 +341,7 @@ throw Failure.connect(at, st, null, "start one first: ./jndk perf --server");
         return part(n, elapsed, h, verified);
     }
 
-    private PerfFormat.Part read(Link l, int size, int n, int m, int slots, int window, MemorySegment dst, NdkMr dstMr,
+    private PerfFormat.Part read(PerfLink l, int size, int n, int m, int slots, int window, MemorySegment dst, NdkMr dstMr,
             MemorySegment expected) {
         long va = l.server.va();
         int token = l.server.token();
@@ -516,7 +384,7 @@ throw Failure.connect(at, st, null, "start one first: ./jndk perf --server");
         return same;
     }
 
-    private PerfFormat.Part send(Link l, int size, int n, int m, int slots, int window, MemorySegment src, NdkMr srcMr) {
+    private PerfFormat.Part send(PerfLink l, int size, int n, int m, int slots, int window, MemorySegment src, NdkMr srcMr) {
         l.postControlReceives();
         long sent = 0, done = 0;
         Watchdog w = new Watchdog("send");
@@ -567,7 +435,7 @@ throw Failure.connect(at, st, null, "start one first: ./jndk perf --server");
         return part(n, elapsed, h, verified);
     }
 
-    private static void awaitOne(Link l, String what) {
+    private static void awaitOne(PerfLink l, String what) {
         Watchdog w = new Watchdog(what);
         while (l.reapInitiator(what) == 0) {
             l.idle(w);
@@ -582,7 +450,7 @@ throw Failure.connect(at, st, null, "start one first: ./jndk perf --server");
      * Latency mode, write (ib_write_lat): Writes the pattern with this round's tag as its last byte into the
      * server's buffer; the server Writes it back into {@code back}; half of each round trip is recorded.
      */
-    private PerfFormat.Part writeLatency(Link l, int size, int n, MemorySegment src, NdkMr srcMr, MemorySegment back) {
+    private PerfFormat.Part writeLatency(PerfLink l, int size, int n, MemorySegment src, NdkMr srcMr, MemorySegment back) {
         Watchdog w = new Watchdog("write answer");
         Histogram h = new Histogram(3_600_000_000L, 3);
         Loops.PingPong pp = Loops.writePingPong(src, back, size - 1, n, Long.MAX_VALUE,
@@ -601,7 +469,7 @@ throw Failure.connect(at, st, null, "start one first: ./jndk perf --server");
      * pattern into one of two receive slots in {@code back}; half of each round trip is recorded. The server's
      * report (good and bad messages) follows the last answer.
      */
-    private PerfFormat.Part sendLatency(Link l, int size, int n, MemorySegment src, NdkMr srcMr, MemorySegment back,
+    private PerfFormat.Part sendLatency(PerfLink l, int size, int n, MemorySegment src, NdkMr srcMr, MemorySegment back,
             NdkMr backMr) {
         long slot = back.byteSize() / 2;
         NdkSge[] rsge = {new NdkSge()};

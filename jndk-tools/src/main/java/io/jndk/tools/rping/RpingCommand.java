@@ -163,7 +163,7 @@ public final class RpingCommand implements Callable<Integer> {
             s.postReceive();
             connect(adapter, s, local, new InetSocketAddress(dst, port));
             int pings = ping(s);
-            NdkConnector conn = s.connection();
+            NdkConnector conn = s.session().connection();
             Sync.get(Sync.start((rc, c) -> conn.disconnect(rc, c)), "Disconnect"); // a peer already gone is fine
             debug(String.format(java.util.Locale.ROOT, "client: %d pings of %d octets", pings, size));
             return 0;
@@ -184,7 +184,7 @@ public final class RpingCommand implements Callable<Integer> {
 
     private void connect(NdkAdapter adapter, RpingSession s, InetAddress local, InetSocketAddress to) {
         String at = address + ":" + port;
-        NdkConnector conn = s.connector();
+        NdkConnector conn = s.session().connector();
         CompletableFuture<Integer> f = Sync.start((rc, c) -> conn.connect(s.qp, new InetSocketAddress(local, 0), to, 1, 1, null,
                 rc, c));
         int st;
@@ -307,7 +307,7 @@ public final class RpingCommand implements Callable<Integer> {
         long octets = 0;
         try {
             s = new RpingSession(adapter, pd, size, true, out, debug);
-            s.adopt(conn);
+            s.session().adopt(conn);
             s.postReceive(); // before the Reply: the client Sends as soon as it is connected
             RpingSession s0 = s;
             s.debug("accepting client connection request");

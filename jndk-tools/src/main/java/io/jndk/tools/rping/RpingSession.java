@@ -1,7 +1,6 @@
 package io.jndk.tools.rping;
 
 import io.jndk.api.NdkAdapter;
-import io.jndk.api.NdkConnector;
 import io.jndk.api.NdkCq;
 import io.jndk.api.NdkCqNotifyType;
 import io.jndk.api.NdkMr;
@@ -44,7 +43,6 @@ final class RpingSession implements AutoCloseable {
     final MemorySegment recvBuf, sendBuf, rdmaBuf, startBuf;
     final NdkMr recvMr, sendMr, rdmaMr, startMr;
     volatile boolean disconnected;
-    private NdkConnector connector;
 
     RpingSession(NdkAdapter adapter, NdkPd pd, int size, boolean server, PrintStream out, boolean debug) {
         this.size = size;
@@ -79,20 +77,9 @@ final class RpingSession implements AutoCloseable {
         }
     }
 
-    /** The client's new connector (closed with the session). */
-    NdkConnector connector() {
-        connector = session.connector();
-        return connector;
-    }
-
-    /** The server's accepted connector (closed with the session). */
-    void adopt(NdkConnector conn) {
-        connector = session.adopt(conn);
-    }
-
-    /** The connection's connector. */
-    NdkConnector connection() {
-        return connector;
+    /** The session holding this end's objects (and its connector). */
+    Session session() {
+        return session;
     }
 
     void debug(String fmt, Object... args) {
