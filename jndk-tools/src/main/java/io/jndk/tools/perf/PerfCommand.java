@@ -1,5 +1,6 @@
 package io.jndk.tools.perf;
 
+import io.jndk.tools.kit.CaptureOption;
 import io.jndk.tools.kit.Failure;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -12,6 +13,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -102,8 +104,8 @@ public final class PerfCommand implements Callable<Integer> {
     @Option(names = "--crc", description = "Ask for MPA CRC32c on every FPDU (iwarp).")
     boolean crc;
 
-    @Option(names = "--pcap", paramLabel = "FILE", description = "Capture every iWARP frame sent and received to FILE (pcap).")
-    String pcap;
+    @Mixin
+    CaptureOption capture;
 
     @Option(names = "--server", description = "Serve perf clients in this process, each connection in its own thread.")
     boolean server;
@@ -141,7 +143,7 @@ public final class PerfCommand implements Callable<Integer> {
         PerfFormat format = json ? PerfFormat.JSON : csv ? PerfFormat.CSV : PerfFormat.TABLE;
         if (server) {
             InetAddress at = InetAddress.getByName(bind == null ? "127.0.0.1" : bind);
-            return new PerfServer(transport == null ? "iwarp" : transport, at, port, once ? 1 : connections, crc, pcap,
+            return new PerfServer(transport == null ? "iwarp" : transport, at, port, once ? 1 : connections, crc, capture.file(),
                     injectFault, System.out, System.err).withOptions(providerOptions).run();
         }
         if (client != null) {
@@ -156,7 +158,7 @@ public final class PerfCommand implements Callable<Integer> {
             int status;
             try (PerfProgress progress = progress(format)) {
                 status = new PerfClient(transport == null ? "iwarp" : transport, client, new InetSocketAddress(host, port),
-                        bind == null ? null : InetAddress.getByName(bind), ops, sizes(), this::itersFor, depth, crc, pcap,
+                        bind == null ? null : InetAddress.getByName(bind), ops, sizes(), this::itersFor, depth, crc, capture.file(),
                         seed != null ? seed : new SplittableRandom().nextLong(), format, mode.equals("lat"), qps, inline,
                         wait.block, System.out, System.err).withOptions(providerOptions).run(rows, progress);
             }
@@ -230,7 +232,7 @@ public final class PerfCommand implements Callable<Integer> {
         int maxSize = sizeList.stream().mapToInt(Integer::intValue).max().orElse(4096);
         boolean lat = mode.equals("lat");
         List<PerfFormat.Row> rows = new ArrayList<>();
-        PerfLocal.Settings settings = new PerfLocal.Settings(transportName, lat, depth, qps, inline, wait.block, crc, pcap,
+        PerfLocal.Settings settings = new PerfLocal.Settings(transportName, lat, depth, qps, inline, wait.block, crc, capture.file(),
                 duration == null ? 0 : duration, warmup == null ? 0 : warmup, providerOptions);
         try (PerfProgress progress = progress(format);
                 PerfLocal run = new PerfLocal(settings, maxSize)) {

@@ -8,6 +8,7 @@ import io.jndk.api.NdkPd;
 import io.jndk.api.NdkResultEx;
 import io.jndk.api.NtStatus;
 import io.jndk.api.Ref;
+import io.jndk.tools.kit.CaptureOption;
 import io.jndk.tools.kit.Failure;
 import io.jndk.tools.kit.Listening;
 import io.jndk.tools.kit.Net;
@@ -25,6 +26,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -85,8 +87,8 @@ public final class RpingCommand implements Callable<Integer> {
     @Option(names = "--crc", description = "Ask for MPA CRC32c on every FPDU (on when either side asks).")
     boolean crc;
 
-    @Option(names = "--pcap", paramLabel = "FILE", description = "Capture every iWARP frame sent and received to FILE (pcap).")
-    String pcap;
+    @Mixin
+    CaptureOption capture;
 
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
     boolean help;
@@ -153,7 +155,7 @@ public final class RpingCommand implements Callable<Integer> {
             } catch (IOException e) {
                 throw new Failure("no local address reaches " + address + " (" + e.getMessage() + ")");
             }
-            Map<String, String> opts = Session.options(crc, pcap);
+            Map<String, String> opts = Session.options(crc, capture.file());
             opts.put("mpa.timeout.ms", "10000"); // siw's own wait for an MPA Reply
             adapter = Session.open("iwarp", local, opts);
             NdkAdapter a = adapter;
@@ -263,7 +265,7 @@ public final class RpingCommand implements Callable<Integer> {
         Listening listener = null;
         try {
             InetAddress at = resolve(address == null ? "0.0.0.0" : address);
-            adapter = Session.open("iwarp", at, Session.options(crc, pcap));
+            adapter = Session.open("iwarp", at, Session.options(crc, capture.file()));
             NdkAdapter a = adapter;
             pd = Sync.create("CreatePd", a::createPd);
             debug("created pd");
