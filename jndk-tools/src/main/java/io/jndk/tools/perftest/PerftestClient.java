@@ -63,11 +63,8 @@ final class PerftestClient extends PerftestRun {
         int reads = p.verb() == Verb.READ ? p.outReads() : 0;
         ord = connect(d.qp, reads, reads, "data", CONNECT_ATTEMPTS, () -> dataGone = true);
         NdkConnector dataConn = connected.getLast();
-        handshake(Dest.ZERO, "connected handshake");
         Dest mine = d.dest();
-        Dest remote = handshake(mine, "destination");
-        handshake(mine, "destination");
-        handshake(mine, "destination");
+        Dest remote = exchangeDestinations(mine);
         PerftestReport.printHeader(out, p, client, ord, tx, rx);
         PerftestReport.printAddresses(out, mine, remote);
         out.println(PerftestWire.columns(p.gbits()));

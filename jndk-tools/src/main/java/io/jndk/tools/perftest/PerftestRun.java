@@ -292,6 +292,18 @@ abstract class PerftestRun {
         return Dest.decode(xchg(mine.encode(), what));
     }
 
+    /**
+     * Once the data connection stands: perftest's empty handshake, then the destinations (this side's is sent three
+     * times, as perftest does; the peer's first answer is its destination).
+     */
+    Dest exchangeDestinations(Dest mine) throws TimeoutException {
+        handshake(Dest.ZERO, "connected handshake");
+        Dest remote = handshake(mine, "destination");
+        handshake(mine, "destination");
+        handshake(mine, "destination");
+        return remote;
+    }
+
     /** Fails when the data connection is gone or nothing completed for {@link #STEP_TIMEOUT_MS}. */
     void stalled(long idleSince, long done, long posted) {
         if (dataGone) {

@@ -79,11 +79,8 @@ final class PerftestServer extends PerftestRun {
         owned.push(dc);
         List<CompletableFuture<Integer>> dataAccept = new ArrayList<>();
         ord = accept(dc, d.qp, "data", () -> dataGone = true, dataAccept);
-        handshake(Dest.ZERO, "connected handshake");
         Dest mine = d.dest();
-        Dest remote = handshake(mine, "destination");
-        handshake(mine, "destination");
-        handshake(mine, "destination");
+        Dest remote = exchangeDestinations(mine);
         PerftestReport.printHeader(out, p, client, ord, tx, rx);
         out.println(" Waiting for client rdma_cm QP to connect");
         out.println(PerftestWire.LINE);
