@@ -1,6 +1,5 @@
 package io.jndk.tools.kit;
 
-import io.jndk.api.NdkAdapter;
 import io.jndk.api.NdkCq;
 import io.jndk.api.NdkCqNotifyType;
 import io.jndk.api.NdkResultEx;
@@ -22,10 +21,9 @@ public final class CqWaiter {
         this.block = block;
     }
 
-    /** Creates the CQ this waiter watches (with a notification callback when blocking). */
-    public NdkCq create(NdkAdapter adapter, int depth) {
-        cq = Sync.create("CreateCq", (cc, c, o) -> adapter.createCq(depth, block ? (x, st) -> signal.release() : null, null,
-                null, cc, c, o));
+    /** Creates the CQ this waiter watches on {@code session} (with a notification callback when blocking). */
+    public NdkCq create(Session session, int depth) {
+        cq = session.cq(depth, block ? signal::release : null);
         return cq;
     }
 

@@ -76,8 +76,8 @@ final class PerfLocal implements AutoCloseable {
             }
             Thread.onSpinWait();
         }
-        p.connB = incoming.poll();
-        CompletableFuture<Integer> accept = Sync.start((rc, c) -> p.connB.accept(p.qpB, 16, 16, null, null, null, rc, c));
+        p.accepted(incoming.poll());
+        CompletableFuture<Integer> accept = Sync.start((rc, c) -> p.connB().accept(p.qpB, 16, 16, null, null, null, rc, c));
         Sync.check("Connect", Sync.get(connect, "Connect"));
         Sync.request("CompleteConnect", (rc, c) -> p.connA.completeConnect(null, null, rc, c));
         Sync.check("Accept", Sync.get(accept, "Accept"));

@@ -19,8 +19,6 @@ import io.jndk.tools.kit.Watchdog;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.SplittableRandom;
 import org.HdrHistogram.Histogram;
 
@@ -47,13 +45,13 @@ final class PerfPair implements AutoCloseable {
     final int index;
     final NdkQp qpA, qpB;
     final NdkConnector connA;
-    NdkConnector connB;
+    private NdkConnector connB;
+    private final Session endA, endB;
     private final CqWaiter waitA, waitB;
     private final Arena arena = Arena.ofShared();
     private final long slot;
     private final MemorySegment src, dst, readSrc, echo;
     private final NdkMr srcMr, dstMr, readSrcMr, echoMr;
-    private final List<NdkMr> mrs = new ArrayList<>();
     private final NdkResultEx[] resA = Session.results(32), resB = Session.results(32);
     private final NdkSge[] sgeA = {new NdkSge()}, sgeB = {new NdkSge()};
     private final int depth;
@@ -68,20 +66,30 @@ final class PerfPair implements AutoCloseable {
         echo = arena.allocate(2L * maxSize, 4096);
         dst = arena.allocate(2L * maxSize, 4096);
         readSrc = arena.allocate(maxSize, 4096);
-        srcMr = Memory.register(pdA, src, mrs);
-        echoMr = Memory.register(pdA, echo, mrs);
-        dstMr = Memory.register(pdB, dst, mrs);
-        readSrcMr = Memory.register(pdB, readSrc, mrs);
+        endA = new Session(a, pdA);
+        endB = new Session(b, pdB);
+        srcMr = endA.register(src);
+        echoMr = endA.register(echo);
+        dstMr = endB.register(dst);
+        readSrcMr = endB.register(readSrc);
         int qd = Math.max(depth * 2, 64);
         waitA = new CqWaiter(block);
         waitB = new CqWaiter(block);
-        waitA.create(a, qd * 2);
-        waitB.create(b, qd * 2);
-        qpA = Sync.create("CreateQp", (cc, c, o) -> pdA.createQp(waitA.cq(), waitA.cq(), "A" + index, qd, qd, 1, 1, inlineLimit,
-                cc, c, o));
-        qpB = Sync.create("CreateQp", (cc, c, o) -> pdB.createQp(waitB.cq(), waitB.cq(), "B" + index, qd, qd, 1, 1, inlineLimit,
-                cc, c, o));
-        connA = Sync.create("CreateConnector", a::createConnector);
+        waitA.create(endA, qd * 2);
+        waitB.create(endB, qd * 2);
+        qpA = endA.qp(waitA.cq(), waitA.cq(), "A" + index, qd, qd, 1, 1, inlineLimit);
+        qpB = endB.qp(waitB.cq(), waitB.cq(), "B" + index, qd, qd, 1, 1, inlineLimit);
+        connA = endA.connector();
+    }
+
+    /** B's end of the connection: the connector the listener handed over (closed with B's objects). */
+    void accepted(NdkConnector conn) {
+        connB = endB.adopt(conn);
+    }
+
+    /** B's connector, once accepted. */
+    NdkConnector connB() {
+        return connB;
     }
 
     /** Runs {@code iters} operations (or for {@code durationNs} when positive) of one kind and size. */
@@ -396,15 +404,8 @@ final class PerfPair implements AutoCloseable {
     @Override
     public void close() {
         Sync.request("Disconnect", (rc, c) -> connA.disconnect(rc, c));
-        Sync.close(connA);
-        Sync.close(connB);
-        for (NdkMr mr : mrs) {
-            Sync.close(mr);
-        }
-        Sync.close(qpA);
-        Sync.close(qpB);
-        Sync.close(waitA.cq());
-        Sync.close(waitB.cq());
+        endA.close();
+        endB.close();
         arena.close();
     }
 }
