@@ -1,5 +1,6 @@
 package io.jndk.tools.kit;
 
+import io.jndk.api.IntRef;
 import io.jndk.api.Ndk;
 import io.jndk.api.NdkAdapter;
 import io.jndk.api.NdkConnector;
@@ -9,6 +10,7 @@ import io.jndk.api.NdkOpenParameters;
 import io.jndk.api.NdkPd;
 import io.jndk.api.NdkQp;
 import io.jndk.api.NdkResultEx;
+import io.jndk.api.NtStatus;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
@@ -77,6 +79,17 @@ public final class Session implements AutoCloseable {
             o.put("pcap", pcap);
         }
         return o;
+    }
+
+    /**
+     * The private data a peer sent with its answer (a rejection's reason, say) as one printable line, or null when
+     * none came or it cannot be read.
+     */
+    public static String peerText(NdkConnector conn) {
+        byte[] data = new byte[256];
+        IntRef length = new IntRef(data.length);
+        return conn.getConnectionData(null, null, data, length) == NtStatus.STATUS_SUCCESS
+                ? Failure.printable(data, length.value) : null;
     }
 
     /** The PD the session's objects live on. */

@@ -133,9 +133,7 @@ final class NdEngine {
         IntRef length = new IntRef(data.length);
         IntRef outbound = new IntRef(0);
         if (st != NtStatus.STATUS_SUCCESS) {
-            String reason = conn.getConnectionData(null, null, data, length) == NtStatus.STATUS_SUCCESS
-                    ? Failure.printable(data, length.value) : null;
-            throw Failure.connect(at, st, reason, "start the server first: ./jndk " + test.tool + " -s");
+            throw Failure.connect(at, st, Session.peerText(conn), "start the server first: ./jndk " + test.tool + " -s");
         }
         Checks.check(conn.getConnectionData(null, outbound, data, length), "GetConnectionData");
         try {

@@ -198,11 +198,7 @@ public final class RpingCommand implements Callable<Integer> {
             throw new Failure("cannot connect to " + at + ": " + e);
         }
         if (st != NtStatus.STATUS_SUCCESS) {
-            byte[] data = new byte[256];
-            IntRef length = new IntRef(data.length);
-            String reason = conn.getConnectionData(null, null, data, length) == NtStatus.STATUS_SUCCESS
-                    ? Failure.printable(data, length.value) : null;
-            throw Failure.connect(at, st, reason, "start the server first: ./jndk rping -s -a ADDR");
+            throw Failure.connect(at, st, Session.peerText(conn), "start the server first: ./jndk rping -s -a ADDR");
         }
         debug("CONNECT_RESPONSE");
         Sync.request("CompleteConnect", (rc, c) -> conn.completeConnect(x -> s.onDisconnect(), null, rc, c));
