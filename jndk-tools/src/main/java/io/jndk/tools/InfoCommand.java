@@ -5,6 +5,7 @@ import io.jndk.api.NdkAdapter;
 import io.jndk.api.NdkAdapterInfo;
 import io.jndk.api.NdkCounter;
 import io.jndk.api.NdkOpenParameters;
+import io.jndk.tools.kit.Json;
 import java.lang.reflect.RecordComponent;
 import java.net.InetAddress;
 import java.util.concurrent.Callable;

@@ -1,5 +1,7 @@
 package io.jndk.tools;
 
+import io.jndk.tools.fault.SoakCommand;
+import io.jndk.tools.kit.Failure;
 import io.jndk.tools.nd.NdmrlatCommand;
 import io.jndk.tools.nd.NdmrrateCommand;
 import io.jndk.tools.nd.NdpingCommand;
@@ -8,6 +10,11 @@ import io.jndk.tools.nd.NdrpingCommand;
 import io.jndk.tools.nd.NdrpingpongCommand;
 import io.jndk.tools.nd.NdwpingCommand;
 import io.jndk.tools.nd.NdwpingpongCommand;
+import io.jndk.tools.perf.PerfCommand;
+import io.jndk.tools.perftest.IbReadBwCommand;
+import io.jndk.tools.perftest.IbSendBwCommand;
+import io.jndk.tools.perftest.IbWriteBwCommand;
+import io.jndk.tools.rping.RpingCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 

@@ -3,6 +3,7 @@ package io.jndk.tools;
 import com.sun.tools.attach.AttachNotSupportedException;
 import com.sun.tools.attach.VirtualMachine;
 import com.sun.tools.attach.VirtualMachineDescriptor;
+import io.jndk.tools.kit.Json;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -3,6 +3,7 @@ package io.jndk.tools;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import io.jndk.tools.kit.Failure;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;

@@ -2,6 +2,8 @@ package io.jndk.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jndk.tools.perf.PerfPlot;
+import io.jndk.tools.perf.PerfPlotTest;
 import java.awt.image.BufferedImage;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -2,6 +2,7 @@ package io.jndk.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jndk.tools.kit.Failure;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package io.jndk.tools.nd;
 
-import io.jndk.tools.Failure;
+import io.jndk.tools.kit.Failure;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -1,19 +1,19 @@
 package io.jndk.tools.nd;
 
 import io.jndk.api.IntRef;
-import io.jndk.api.Ndk;
 import io.jndk.api.NdkAdapter;
 import io.jndk.api.NdkConnector;
-import io.jndk.api.NdkListener;
-import io.jndk.api.NdkOpenParameters;
 import io.jndk.api.NdkOperationType;
 import io.jndk.api.NdkPd;
 import io.jndk.api.NdkResultEx;
 import io.jndk.api.NtStatus;
-import io.jndk.api.Ref;
-import io.jndk.tools.Failure;
-import io.jndk.tools.PerfSupport;
-import io.jndk.tools.Sync;
+import io.jndk.tools.kit.Checks;
+import io.jndk.tools.kit.Failure;
+import io.jndk.tools.kit.Listening;
+import io.jndk.tools.kit.Loops;
+import io.jndk.tools.kit.Net;
+import io.jndk.tools.kit.Session;
+import io.jndk.tools.kit.Sync;
 import io.jndk.tools.nd.NdProtocol.Hello;
 import io.jndk.tools.nd.NdProtocol.Offer;
 import java.io.IOException;
@@ -22,9 +22,10 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.IntSupplier;
+import java.util.function.LongConsumer;
 
 /**
  * Runs one {@link NdTest} over iwarp: the client drives every size and prints the table; the server only serves (it
@@ -70,11 +71,7 @@ final class NdEngine {
     }
 
     private static NdkAdapter open(InetAddress at) {
-        try {
-            return Ndk.open(NdkOpenParameters.of("iwarp", at).withOptions(Map.of("mpa.timeout.ms", "" + CONNECT_TIMEOUT_MS)));
-        } catch (RuntimeException e) {
-            throw new Failure("cannot open an iwarp adapter on " + at.getHostAddress() + ": " + e.getMessage());
-        }
+        return Session.open("iwarp", at, Map.of("mpa.timeout.ms", "" + CONNECT_TIMEOUT_MS));
     }
 
     // ---------------------------------------------------------------- client
@@ -83,7 +80,7 @@ final class NdEngine {
     void run(InetSocketAddress server) throws InterruptedException {
         InetAddress local;
         try {
-            local = PerfSupport.localAddressFor(server.getAddress());
+            local = Net.localAddressFor(server.getAddress());
         } catch (IOException e) {
             throw new Failure(Failure.Kind.UNREACHABLE, "no local address reaches " + server.getAddress().getHostAddress()
                     + " (" + e.getMessage() + "; check ip route get " + server.getAddress().getHostAddress() + ")");
@@ -111,8 +108,7 @@ final class NdEngine {
     /** Connects and returns the RDMA Read depth granted. */
     private int connect(NdkAdapter adapter, NdSession s, InetAddress local, InetSocketAddress server) {
         String at = server.getAddress().getHostAddress() + ":" + server.getPort();
-        NdkConnector conn = Sync.create("CreateConnector", adapter::createConnector);
-        s.connector = conn;
+        NdkConnector conn = s.session().connector();
         // Receives first: the server may Send as soon as it accepts.
         for (int i = 0; i < 4; i++) {
             if (test.op == NdTest.Op.SEND && test.pingPong) {
@@ -137,11 +133,9 @@ final class NdEngine {
         IntRef length = new IntRef(data.length);
         IntRef outbound = new IntRef(0);
         if (st != NtStatus.STATUS_SUCCESS) {
-            String reason = conn.getConnectionData(null, null, data, length) == NtStatus.STATUS_SUCCESS
-                    ? Failure.printable(data, length.value) : null;
-            throw Failure.connect(at, st, reason, "start the server first: ./jndk " + test.tool + " -s");
+            throw Failure.connect(at, st, Session.peerText(conn), "start the server first: ./jndk " + test.tool + " -s");
         }
-        PerfSupport.check(conn.getConnectionData(null, outbound, data, length), "GetConnectionData");
+        Checks.check(conn.getConnectionData(null, outbound, data, length), "GetConnectionData");
         try {
             offer = Offer.decode(data, length.value);
         } catch (IllegalArgumentException e) {
@@ -184,7 +178,7 @@ final class NdEngine {
             if (test == NdTest.PING) {
                 finish();
             }
-            NdkConnector c = s.connector;
+            NdkConnector c = s.session().connection();
             Sync.get(Sync.start((rc, x) -> c.disconnect(rc, x)), "Disconnect");
         }
 
@@ -207,22 +201,55 @@ final class NdEngine {
 
         /** Up to {@code -q} Sends in flight, within the receive credits the server returns. */
         private void sends(int size, int iters) {
-            int issued = 0;
-            int done = 0;
-            while (done < iters) {
-                while (credits > 0 && issued < iters) {
-                    s.sendData(size, false);
-                    credits--;
-                    issued++;
+            Loops.stream(window(iters, (posted, done) -> credits > 0, i -> {
+                s.sendData(size, false);
+                credits--;
+            }, () -> {
+                if (next().type == NdkOperationType.SEND) {
+                    return 1;
                 }
-                NdkResultEx r = next();
-                if (r.type == NdkOperationType.SEND) {
-                    done++;
-                } else {
-                    credits += batch;
-                    s.receiveControl();
+                credits += batch;
+                s.receiveControl();
+                return 0;
+            }));
+        }
+
+        /** Whether one more may be posted with {@code done} of {@code posted} completed. */
+        private interface Room {
+            boolean test(long posted, long done);
+        }
+
+        /**
+         * {@code iters} operations within {@code room}, one completion at a time ({@code take}: how many
+         * operations the next completion ends); no idle step: {@link #next} waits.
+         */
+        private Loops.Window window(int iters, Room room, LongConsumer post, IntSupplier take) {
+            return new Loops.Window() {
+                @Override
+                public boolean more(long posted) {
+                    return posted < iters;
                 }
-            }
+
+                @Override
+                public boolean room(long posted, long done) {
+                    return room.test(posted, done);
+                }
+
+                @Override
+                public void post(long i) {
+                    post.accept(i);
+                }
+
+                @Override
+                public int reap(long done) {
+                    return take.getAsInt();
+                }
+
+                @Override
+                public void pass(int reaped, boolean posted) {
+                    // next() waited already
+                }
+            };
         }
 
         /** The end of an ndping run: an empty Send the server answers with an empty Send once all data arrived. */
@@ -291,20 +318,16 @@ final class NdEngine {
             if (read) {
                 clear(size);
             }
-            int issued = 0;
-            int done = 0;
-            while (done < iters) {
-                while (issued - done < inFlight && issued < iters) {
-                    if (read) {
-                        s.read(size, offer.address(), offer.token());
-                    } else {
-                        s.write(size, false, offer.address(), offer.token());
-                    }
-                    issued++;
+            Loops.stream(window(iters, (issued, done) -> issued - done < inFlight, i -> {
+                if (read) {
+                    s.read(size, offer.address(), offer.token());
+                } else {
+                    s.write(size, false, offer.address(), offer.token());
                 }
+            }, () -> {
                 next();
-                done++;
-            }
+                return 1;
+            }));
             if (read) {
                 check(size, iters - 1);
             }
@@ -320,28 +343,23 @@ final class NdEngine {
     void serve(InetSocketAddress at, boolean persistent) throws InterruptedException {
         NdkAdapter adapter = open(at.getAddress());
         NdkPd pd = null;
-        NdkListener listener = null;
+        Listening listener = null;
         try {
             NdkAdapter a = adapter;
             pd = Sync.create("CreatePd", a::createPd);
-            LinkedBlockingQueue<NdkConnector> incoming = new LinkedBlockingQueue<>();
-            listener = Sync.create("CreateListener", (cc, c, o) -> a.createListener((x, conn) -> incoming.add(conn), null, cc, c, o));
-            NdkListener l = listener;
-            String where = at.getAddress().getHostAddress() + ":" + at.getPort();
-            int st = Sync.get(Sync.start((rc, c) -> l.listen(at, rc, c)), "Listen");
-            if (st != NtStatus.STATUS_SUCCESS) {
-                throw Failure.listen(where, st);
-            }
-            Ref<InetSocketAddress> bound = new Ref<>();
-            PerfSupport.check(listener.getLocalAddress(bound, new IntRef(28)), "GetListenerLocalAddress");
-            out.println(test.tool + ": listening on " + bound.get().getAddress().getHostAddress() + ":" + bound.get().getPort());
+            listener = new Listening(a);
+            listener.listen(at);
+            InetSocketAddress bound = listener.bound();
+            out.println(test.tool + ": listening on " + bound.getAddress().getHostAddress() + ":" + bound.getPort());
             out.flush();
             boolean served = false;
             while (persistent || !served) {
-                served = serveOne(adapter, pd, incoming.take());
+                served = serveOne(adapter, pd, listener.take());
             }
         } finally {
-            Sync.close(listener);
+            if (listener != null) {
+                listener.close();
+            }
             Sync.close(pd);
             adapter.close();
         }
@@ -353,7 +371,7 @@ final class NdEngine {
         IntRef length = new IntRef(data.length);
         Hello hello;
         try {
-            PerfSupport.check(conn.getConnectionData(null, null, data, length), "GetConnectionData");
+            Checks.check(conn.getConnectionData(null, null, data, length), "GetConnectionData");
             hello = Hello.decode(data, length.value);
             if (hello.test() != test) {
                 throw new IllegalArgumentException("this is a " + test.tool + " server; the client runs " + hello.test().tool);
@@ -370,7 +388,7 @@ final class NdEngine {
             return false;
         }
         try (NdSession s = new NdSession(adapter, pd, hello.maxSize(), hello.nSge(), hello.depth() + 1, blocking)) {
-            s.connector = conn;
+            s.session().adopt(conn);
             Hello h = hello;
             int posted = test == NdTest.PING ? h.depth() + 1 : 2;
             for (int i = 0; i < posted; i++) {

@@ -1,7 +1,6 @@
 package io.jndk.tools.nd;
 
 import io.jndk.api.NdkAdapter;
-import io.jndk.api.NdkConnector;
 import io.jndk.api.NdkCq;
 import io.jndk.api.NdkCqNotifyType;
 import io.jndk.api.NdkMr;
@@ -11,14 +10,12 @@ import io.jndk.api.NdkQp;
 import io.jndk.api.NdkResultEx;
 import io.jndk.api.NdkSge;
 import io.jndk.api.NtStatus;
-import io.jndk.tools.Failure;
-import io.jndk.tools.PerfSupport;
-import io.jndk.tools.Sync;
-import java.lang.foreign.Arena;
+import io.jndk.tools.kit.Checks;
+import io.jndk.tools.kit.Failure;
+import io.jndk.tools.kit.Session;
+import io.jndk.tools.kit.Watchdog;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -40,10 +37,9 @@ final class NdSession implements AutoCloseable {
     final int maxSize;
     final int nSge;
     private final boolean blocking;
-    private final Arena arena = Arena.ofShared();
-    private final List<NdkMr> mrs = new ArrayList<>();
+    private final Session session;
     private final Semaphore wake = new Semaphore(0);
-    private final NdkResultEx[] res = PerfSupport.results(1);
+    private final NdkResultEx[] res = Session.results(1);
     private final NdkSge[] out;
     private final NdkSge[] in;
     private final NdkSge[] ctl = {new NdkSge()};
@@ -52,7 +48,6 @@ final class NdSession implements AutoCloseable {
     final NdkCq cq;
     final NdkQp qp;
     volatile boolean disconnected;
-    NdkConnector connector;
 
     NdSession(NdkAdapter adapter, NdkPd pd, int maxSize, int nSge, int depth, boolean blocking) {
         this.maxSize = maxSize;
@@ -61,21 +56,20 @@ final class NdSession implements AutoCloseable {
         this.out = sges(nSge);
         this.in = sges(nSge);
         int queue = Math.max(depth, 4) + 4;
+        this.session = new Session(adapter, pd).quietConnectors();
         boolean ok = false;
         NdkCq c = null;
         NdkQp q = null;
         MemorySegment b = null;
         NdkMr m = null;
         try {
-            c = Sync.create("CreateCq", (cc, x, o) -> adapter.createCq(2 * queue + 4, (ctx, st) -> wake.release(), null, null,
-                    cc, x, o));
-            NdkCq c0 = c;
-            q = Sync.create("CreateQp", (cc, x, o) -> pd.createQp(c0, c0, "nd", queue, queue, nSge, nSge, 0, cc, x, o));
-            b = arena.allocate(2L * maxSize + CTL, 4096);
+            c = session.cq(2 * queue + 4, wake::release);
+            q = session.qp(c, c, "nd", queue, queue, nSge, nSge, 0);
+            b = session.allocate(2L * maxSize + CTL, 4096);
             for (long i = 0; i < maxSize; i++) {
                 b.set(ValueLayout.JAVA_BYTE, i, pattern(i));
             }
-            m = PerfSupport.register(pd, b, mrs);
+            m = session.register(b);
             ok = true;
         } finally {
             cq = c;
@@ -145,24 +139,24 @@ final class NdSession implements AutoCloseable {
 
     /** Posts a receive for a whole data message (up to the largest size) into the sink region. */
     void receiveData() {
-        PerfSupport.check(qp.receive(null, in, split(in, address(), maxSize)), "post receive");
+        Checks.check(qp.receive(null, in, split(in, address(), maxSize)), "post receive");
     }
 
     /** Posts a receive for a control message (credit, notice, end). */
     void receiveControl() {
         ctl[0].set(buf.address() + 2L * maxSize + CTL_RECEIVE, CTL - CTL_RECEIVE, mr.getLocalToken());
-        PerfSupport.check(qp.receive(null, ctl, 1), "post receive");
+        Checks.check(qp.receive(null, ctl, 1), "post receive");
     }
 
     /** Sends {@code length} octets of the source region, or of the sink region ({@code echo}); 0: an empty message. */
     void sendData(int length, boolean echo) {
-        PerfSupport.check(qp.send(null, out, split(out, echo ? address() : buf.address(), length), 0), "post send");
+        Checks.check(qp.send(null, out, split(out, echo ? address() : buf.address(), length), 0), "post send");
     }
 
     /** Sends the first {@code length} octets of the control area. */
     void sendControl(int length) {
         ctl[0].set(buf.address() + 2L * maxSize, length, mr.getLocalToken());
-        PerfSupport.check(qp.send(null, ctl, length == 0 ? 0 : 1, 0), "post send");
+        Checks.check(qp.send(null, ctl, length == 0 ? 0 : 1, 0), "post send");
     }
 
     /** The int at {@code offset} of the control area. */
@@ -176,12 +170,12 @@ final class NdSession implements AutoCloseable {
 
     /** RDMA Reads {@code length} octets of the peer's buffer into the sink region. */
     void read(int length, long remote, int token) {
-        PerfSupport.check(qp.read(null, out, split(out, address(), length), remote, token, 0), "post read");
+        Checks.check(qp.read(null, out, split(out, address(), length), remote, token, 0), "post read");
     }
 
     /** RDMA Writes {@code length} octets of the source region, or of the sink region ({@code echo}), into the peer's. */
     void write(int length, boolean echo, long remote, int token) {
-        PerfSupport.check(qp.write(null, out, split(out, echo ? address() : buf.address(), length), remote, token, 0),
+        Checks.check(qp.write(null, out, split(out, echo ? address() : buf.address(), length), remote, token, 0),
                 "post write");
     }
 
@@ -220,7 +214,7 @@ final class NdSession implements AutoCloseable {
                     throw new Failure("interrupted");
                 }
             } else {
-                spins = PerfSupport.idle(spins);
+                spins = Watchdog.spin(spins);
                 if ((spins & 4095) == 0 && System.nanoTime() - deadline > 0) {
                     throw stalled(timeoutMs);
                 }
@@ -241,7 +235,7 @@ final class NdSession implements AutoCloseable {
             return null; // flushed: the connection is going away
         }
         throw new Failure(NdkOperationType.name(r.type).toLowerCase(Locale.ROOT) + " failed: " + NtStatus.describe(r.status)
-                + PerfSupport.terminate(r.providerErrorCode));
+                + Checks.terminate(r.providerErrorCode));
     }
 
     /** Waits (without a deadline) until the peer disconnects, passing over any completion. */
@@ -256,18 +250,11 @@ final class NdSession implements AutoCloseable {
 
     @Override
     public void close() {
-        if (connector != null) {
-            try {
-                Sync.close(connector);
-            } catch (RuntimeException e) {
-                // the connection is being torn down anyway
-            }
-        }
-        Sync.close(qp);
-        for (NdkMr m : mrs) {
-            Sync.close(m);
-        }
-        Sync.close(cq);
-        arena.close();
+        session.close();
+    }
+
+    /** The session holding this end's objects (and its connector). */
+    Session session() {
+        return session;
     }
 }

@@ -1,7 +1,7 @@
 package io.jndk.tools.nd;
 
 import io.jndk.api.NdkMr;
-import io.jndk.tools.Sync;
+import io.jndk.tools.kit.Sync;
 import picocli.CommandLine.Command;
 
 /** {@code jndk ndmrlat}: memory registration and deregistration latency per size, on one region, local only. */

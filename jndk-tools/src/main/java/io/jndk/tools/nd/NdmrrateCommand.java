@@ -1,7 +1,7 @@
 package io.jndk.tools.nd;
 
 import io.jndk.api.NdkMr;
-import io.jndk.tools.Sync;
+import io.jndk.tools.kit.Sync;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Command;

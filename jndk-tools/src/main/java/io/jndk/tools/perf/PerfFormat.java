@@ -1,0 +1,78 @@
+package io.jndk.tools.perf;
+
+import io.jndk.tools.kit.Json;
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Locale;
+import org.HdrHistogram.Histogram;
+
+/**
+ * How {@code jndk perf} prints its rows: an aligned table (the default), one JSON record per line, or CSV. Every
+ * format carries the same figures; only the table has a header of prose above it (written by the caller).
+ */
+enum PerfFormat {
+    TABLE, JSON, CSV;
+
+    /** One measured size and operation, summed over every QP of the run. */
+    record Row(int size, String op, String mode, long iters, int qps, double gbitsPerSec, double mmsgPerSec,
+            double p50us, double p99us, double p999us, double maxus, boolean inline, boolean verified) {
+        double gbytesPerSec() {
+            return gbitsPerSec / 8;
+        }
+    }
+
+    /** One QP's share of a row: its operations, the time they took, their latencies (10 ns units), verification. */
+    record Part(long ops, long elapsedNs, Histogram latency, boolean verified) {}
+
+    private static final String TABLE_HEADER = "%10s  %-5s  %9s  %8s  %8s  %10s  %10s  %10s  %10s  %s%n";
+    private static final String TABLE_ROW = "%10d  %-5s  %9d  %8.2f  %8.3f  %10.2f  %10.2f  %10.2f  %10.2f  %s%n";
+    private static final String CSV_HEADER = "transport,mode,size,op,iters,qps,gbits_per_s,gbytes_per_s,mmsg_per_s,"
+            + "lat_p50_us,lat_p99_us,lat_p999_us,lat_max_us,inline,verified";
+
+    /** The column header: table units or the CSV field names; nothing for JSON. */
+    void header(PrintStream out) {
+        switch (this) {
+            case TABLE -> out.printf(Locale.ROOT, TABLE_HEADER, "size [B]", "op", "iters", "Gbit/s", "Mmsg/s", "p50 [us]",
+                    "p99 [us]", "p99.9 [us]", "max [us]", "data");
+            case CSV -> out.println(CSV_HEADER);
+            case JSON -> { }
+        }
+        out.flush();
+    }
+
+    /** One row in this format. */
+    void row(PrintStream out, Row r, String transport) {
+        switch (this) {
+            case TABLE -> out.printf(Locale.ROOT, TABLE_ROW, r.size(), r.op(), r.iters(), r.gbitsPerSec(), r.mmsgPerSec(),
+                    r.p50us(), r.p99us(), r.p999us(), r.maxus(), (r.verified() ? "verified" : "FAILED")
+                            + (r.inline() ? ", inline" : ""));
+            case JSON -> out.printf(Locale.ROOT, "{\"transport\":%s,\"mode\":\"%s\",\"size\":%d,\"op\":\"%s\",\"iters\":%d,"
+                            + "\"qps\":%d,\"gbytes_per_s\":%.4f,\"gbits_per_s\":%.4f,\"mmsg_per_s\":%.4f,\"lat_p50_us\":%.2f,"
+                            + "\"lat_p99_us\":%.2f,\"lat_p999_us\":%.2f,\"lat_max_us\":%.2f,\"inline\":%b,\"verified\":%b}%n",
+                    Json.str(transport), r.mode(), r.size(), r.op(), r.iters(), r.qps(), r.gbytesPerSec(), r.gbitsPerSec(),
+                    r.mmsgPerSec(), r.p50us(), r.p99us(), r.p999us(), r.maxus(), r.inline(), r.verified());
+            case CSV -> out.printf(Locale.ROOT, "%s,%s,%d,%s,%d,%d,%.4f,%.4f,%.4f,%.2f,%.2f,%.2f,%.2f,%b,%b%n", transport,
+                    r.mode(), r.size(), r.op(), r.iters(), r.qps(), r.gbitsPerSec(), r.gbytesPerSec(), r.mmsgPerSec(),
+                    r.p50us(), r.p99us(), r.p999us(), r.maxus(), r.inline(), r.verified());
+        }
+        out.flush();
+    }
+
+    /** A row from every QP's part: operations summed over the longest part's time, latencies merged. */
+    static Row sum(int size, String op, String mode, List<Part> parts, boolean inline) {
+        Histogram h = new Histogram(3_600_000_000L, 3);
+        long n = 0, elapsed = 1;
+        boolean verified = !parts.isEmpty();
+        for (Part p : parts) {
+            h.add(p.latency());
+            n += p.ops();
+            elapsed = Math.max(elapsed, p.elapsedNs());
+            verified &= p.verified();
+        }
+        double secs = elapsed / 1e9;
+        boolean any = h.getTotalCount() > 0;
+        return new Row(size, op, mode, n, parts.size(), (double) size * n * 8 / secs / 1e9, n / secs / 1e6,
+                any ? h.getValueAtPercentile(50) / 100.0 : 0, any ? h.getValueAtPercentile(99) / 100.0 : 0,
+                any ? h.getValueAtPercentile(99.9) / 100.0 : 0, h.getMaxValue() / 100.0, inline, verified);
+    }
+}
