@@ -162,7 +162,7 @@ final class Endpoints {
      */
     static int copyAddress(InetSocketAddress a, io.jndk.api.Ref<InetSocketAddress> out, io.jndk.api.IntRef length) {
         int need = a == null || a.getAddress() instanceof Inet4Address ? 16 : 28;
-        if (length == null || length.value < need) {
+        if (length == null || Integer.compareUnsigned(length.value, need) < 0) { // *pAddressLength is a ULONG
             if (length != null) {
                 length.value = need;
             }

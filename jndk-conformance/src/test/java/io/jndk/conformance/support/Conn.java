@@ -54,6 +54,11 @@ public final class Conn {
         }
     }
 
+    /** The QP (with its PD and CQ) of an existing side, e.g. of a {@link World.Pair}. */
+    public static Peer of(World.Side s) {
+        return new Peer(s.adapter, s.pd, s.cq, s.qp);
+    }
+
     /** A fresh PD, CQ and QP (context {@code name}) on {@code a}. */
     public static Peer peer(World w, NdkAdapter a, String name) {
         NdkPd pd = w.pd(a);
