@@ -113,6 +113,9 @@ final class SoftConnector extends SoftObject implements NdkConnector {
         if (!(q instanceof SoftQp sq) || sq.adapter != adapter || dst == null || dst.getAddress() == null) {
             return NtStatus.STATUS_INVALID_PARAMETER;
         }
+        if (!Endpoints.connectable(dst.getAddress())) {
+            return NtStatus.STATUS_INVALID_ADDRESS; // before anything is held or the transport is asked
+        }
         if (pd != null && pd.length > adapter.infoInternal().maxCallerData()) {
             return NtStatus.STATUS_INVALID_BUFFER_SIZE;
         }
