@@ -8,12 +8,12 @@ import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
+import java.net.URISyntaxException;
+import java.net.URL;
 import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.HexFormat;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -121,14 +121,16 @@ public final class CmTestSupport {
         }
     }
 
-    /** {@code shared/testdata/siw} found by walking up from the working directory, or null. */
+    /** The siw reference captures: {@code testdata/siw} of the test resources (recorded data; its README says how). */
     static Path siwTestdata() {
-        for (Path dir = Paths.get("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
-            Path candidate = dir.resolve("shared").resolve("testdata").resolve("siw");
-            if (Files.isDirectory(candidate)) {
-                return candidate;
-            }
+        URL request = CmTestSupport.class.getResource("/testdata/siw/siw-mpa-request.bin");
+        if (request == null) {
+            throw new IllegalStateException("test resource testdata/siw/siw-mpa-request.bin is missing");
         }
-        return null;
+        try {
+            return Path.of(request.toURI()).getParent();
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
     }
 }

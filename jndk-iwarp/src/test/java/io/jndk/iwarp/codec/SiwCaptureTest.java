@@ -1,14 +1,14 @@
 package io.jndk.iwarp.codec;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
+import java.net.URISyntaxException;
+import java.net.URL;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -22,41 +22,35 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every FPDU in the real siw captures of {@code shared/testdata/siw} decodes, and re-encodes from its
- * parsed fields to identical octets; MPA frames likewise. Counts are cross-checked with the tshark
- * summary in {@code TSHARK.txt}. Skipped (not failed) when the directory is not beside the checkout.
+ * Every FPDU in the real siw captures of the test resources' {@code testdata/siw} (recorded data; its
+ * {@code README.md} says how) decodes, and re-encodes from its parsed fields to identical octets; MPA frames
+ * likewise. Counts are cross-checked with the tshark summary in {@code TSHARK.txt}.
  */
 class SiwCaptureTest {
 
-    private static final String MISSING = "<shared/testdata/siw not found>";
-
-    /** Walks up from the working directory looking for {@code shared/testdata/siw}. */
+    /** The captures' directory, {@code testdata/siw} of the test resources (on the file system: it is listed). */
     static Path testdata() {
-        for (Path dir = Paths.get("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
-            Path candidate = dir.resolve("shared").resolve("testdata").resolve("siw");
-            if (Files.isDirectory(candidate)) {
-                return candidate;
-            }
+        URL summary = SiwCaptureTest.class.getResource("/testdata/siw/TSHARK.txt");
+        assertThat(summary).as("test resource testdata/siw/TSHARK.txt").isNotNull();
+        try {
+            return Path.of(summary.toURI()).getParent();
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
         }
-        return null;
     }
 
     static Stream<String> pcaps() throws IOException {
-        Path dir = testdata();
-        if (dir == null) {
-            return Stream.of(MISSING);
-        }
-        try (Stream<Path> files = Files.list(dir)) {
+        try (Stream<Path> files = Files.list(testdata())) {
             List<String> names = files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".pcap")).sorted().toList();
-            return names.isEmpty() ? Stream.of(MISSING) : names.stream();
+            assertThat(names).as("siw captures in testdata/siw").isNotEmpty();
+            return names.stream();
         }
     }
 
     private static Path require(String name) {
-        Path dir = testdata();
-        assumeTrue(dir != null && !MISSING.equals(name),
-            "siw reference captures not available: expected a directory shared/testdata/siw beside the repository");
-        return dir.resolve(name);
+        Path file = testdata().resolve(name);
+        assertThat(file).as("siw reference capture").isRegularFile();
+        return file;
     }
 
     /** What one capture contained. */
@@ -186,10 +180,7 @@ class SiwCaptureTest {
 
     /** Compares with the opcode and ULPDU-length histograms and the CRC count tshark printed for the file. */
     private static void crossCheckWithTshark(String name, Tally tally) throws IOException {
-        Path summary = testdata().resolve("TSHARK.txt");
-        if (!Files.exists(summary)) {
-            return;
-        }
+        Path summary = require("TSHARK.txt");
         String text = Files.readString(summary, StandardCharsets.UTF_8);
         Matcher m = SECTION.matcher(text);
         String section = null;
