@@ -5,7 +5,7 @@ import io.jndk.api.NdkOpenParameters;
 import io.jndk.api.NdkProviderFactory;
 import io.jndk.api.NtStatus;
 import io.jndk.api.Ref;
-import io.jndk.provider.SoftProviderFactory;
+import io.jndk.provider.spi.WireAdapters;
 
 /** The {@code iwarp} transport's adapter factory: the provider's verbs engine over an {@link IwarpTransport}. */
 public final class IwarpProviderFactory implements NdkProviderFactory {
@@ -27,7 +27,7 @@ public final class IwarpProviderFactory implements NdkProviderFactory {
         } catch (IllegalArgumentException e) {
             return NtStatus.NDIS_STATUS_RESOURCES;
         }
-        int status = SoftProviderFactory.open(parameters, transport, adapter);
+        int status = WireAdapters.open(parameters, transport, adapter);
         if (status != NtStatus.NDIS_STATUS_SUCCESS) {
             transport.shutdown();
         }

@@ -33,6 +33,9 @@ public final class WireCounters {
     private long crcErrors;
     private volatile boolean retired;
 
+    /** A connection's counters, all zero: a transport makes one per connection. */
+    public WireCounters() {}
+
     /** Transmit thread: one FPDU (a ready-to-receive frame and a Terminate included) went out. */
     public void fpduOut() {
         FPDUS_OUT.setOpaque(this, fpdusOut + 1);
