@@ -8,10 +8,11 @@ import java.util.concurrent.*;
 /** The complete example of docs/GUIDE.md, compiled and run as a test so the guide stays true. */
 public class GuideExample {
     public static void main(String[] args) throws Exception {
+        String transport = args.length > 0 ? args[0] : "loopback";   // or "iwarp": the same over real TCP
         InetAddress lo = InetAddress.getLoopbackAddress();
         try (Arena arena = Arena.ofShared();
-             NdkAdapter a = Ndk.open(NdkOpenParameters.of("loopback", lo));
-             NdkAdapter b = Ndk.open(NdkOpenParameters.of("loopback", lo))) {
+             NdkAdapter a = Ndk.open(NdkOpenParameters.of(transport, lo));
+             NdkAdapter b = Ndk.open(NdkOpenParameters.of(transport, lo))) {
 
             // Protection domains, completion queues, queue pairs (inline create results).
             Ref<NdkPd> pdA = new Ref<>(), pdB = new Ref<>();
@@ -59,12 +60,13 @@ public class GuideExample {
             qpA.get().write("write-1", sge, 1, bufB.address(), mrB.get().getRemoteToken(), 0);
             NdkResultEx[] r = { new NdkResultEx() };
             while (cqA.get().getCqResultsEx(r, 1) == 0) Thread.onSpinWait();
-            System.out.println(r[0] + " -> B holds: " + bufB.getString(0));
+            System.out.println(r[0]);   // bufA may be reused now; over iwarp the data may still be on its way to B
 
             NdkSge[] sink = { new NdkSge(bufA.address() + 100, 13, mrA.get().getLocalToken()) };
             qpA.get().read("read-1", sink, 1, bufB.address(), mrB.get().getRemoteToken(), 0);
             while (cqA.get().getCqResultsEx(r, 1) == 0) Thread.onSpinWait();
-            System.out.println(r[0] + " -> read back: " + bufA.getString(100));
+            // B answers the Read after placing the Write before it: B holds the data, and A has it back.
+            System.out.println(r[0] + " -> B holds: " + bufB.getString(0) + ", read back: " + bufA.getString(100));
 
             qpB.get().receive("recv-1", new NdkSge[] { new NdkSge(bufB.address() + 200, 64, mrB.get().getLocalToken()) }, 1);
             qpA.get().send("send-1", sge, 1, 0);
