@@ -8,7 +8,11 @@ public interface NdkCq extends NdkClosable {
     /** {@code NdkArmCq}: arms a one-shot notification of type {@link NdkCqNotifyType}. */
     void armCq(int type);
 
-    /** {@code NdkGetCqResults}: removes up to {@code n} completions, oldest first; returns how many. */
+    /**
+     * {@code NdkGetCqResults}: removes up to {@code n} completions, oldest first; returns how many. {@code n} is a
+     * {@code ULONG} (unsigned); the array bounds it, and a {@code null} element ends it (the completions from there on
+     * stay queued), so a caller's mistake loses no completion.
+     */
     int getCqResults(NdkResult[] results, int n);
 
     /** {@code NdkControlCqInterruptModeration}. SUCCESS, INSUFFICIENT_RESOURCES, NOT_SUPPORTED, INVALID_PARAMETER_MIX. */

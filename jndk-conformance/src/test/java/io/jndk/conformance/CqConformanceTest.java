@@ -155,6 +155,25 @@ class CqConformanceTest {
         assertThat(x[0].requestContext).isEqualTo("r1");
     }
 
+    /** A null element ends the caller's array: nothing is taken into it or past it, no completion is lost. */
+    @Test
+    void getCqResultsStopsAtANullElementAndLosesNothing() {
+        NdkCq cq = cq(8);
+        NdkQp qp = flushedQp(cq, 8);
+        cancelOne(qp, "r0");
+        cancelOne(qp, "r1");
+        cancelOne(qp, "r2");
+        NdkResultEx[] x = {new NdkResultEx(), null, new NdkResultEx()};
+        assertThat(cq.getCqResultsEx(x, 3)).isEqualTo(1);
+        assertThat(x[0].requestContext).isEqualTo("r0");
+        assertThat(x[2].requestContext).as("past the null element: untouched").isNull();
+        assertThat(cq.getCqResults(new NdkResult[] {null}, 1)).isZero();
+        NdkResultEx[] all = {new NdkResultEx(), new NdkResultEx(), new NdkResultEx()};
+        assertThat(cq.getCqResultsEx(all, 3)).as("the rest, in order").isEqualTo(2);
+        assertThat(all[0].requestContext).isEqualTo("r1");
+        assertThat(all[1].requestContext).isEqualTo("r2");
+    }
+
     // ---- NdkArmCq -----------------------------------------------------------------------------
 
     @Test

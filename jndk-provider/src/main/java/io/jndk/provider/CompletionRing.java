@@ -72,6 +72,9 @@ final class CompletionRing {
         for (int j = 0; j < k; j++) {
             int i = head;
             NdkResult r = results[j];
+            if (r == null) {
+                return j; // the caller's array ends at its first missing element: the entry stays queued
+            }
             r.status = status[i];
             r.bytesTransferred = bytes[i];
             r.qpContext = qpCtx[i];
