@@ -13,6 +13,8 @@ public final class Ndk {
      *
      * @return {@code NDIS_STATUS_SUCCESS}, {@code NDIS_STATUS_BAD_VERSION}, {@code NDIS_STATUS_ADAPTER_NOT_READY}
      *     (no such transport) or {@code NDIS_STATUS_RESOURCES}
+     * @throws IllegalArgumentException if an option's value is not one the option takes (the message names the
+     *     option, the value and what it takes); nothing is left open
      */
     public static int openAdapter(NdkOpenParameters parameters, Ref<NdkAdapter> adapter) {
         for (NdkProviderFactory f : ServiceLoader.load(NdkProviderFactory.class)) {

@@ -1,6 +1,7 @@
 package io.jndk.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.jndk.api.IntRef;
 import io.jndk.api.NdkAdapter;
@@ -44,6 +45,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -202,6 +205,28 @@ class AdapterConformanceTest {
         NdkAdapter a = w.adapter(Map.of("maxTransferLength", "4096", "adapterFlags", "0x2"));
         assertThat(a.info().maxTransferLength()).isEqualTo(4096);
         assertThat(a.info().adapterFlags()).isEqualTo(NdkAdapterFlags.RDMA_READ_SINK_NOT_REQUIRED);
+    }
+
+    /** Number options read 0x hex as unsigned 32 bits: 0xFFFFFFFF is a ULONG's largest value, a limit that large none. */
+    @Test
+    void numberOptionsTakeTheLargestUlong() {
+        NdkAdapter a = w.adapter(Map.of("limit.cq", "0xFFFFFFFF", "maxCqDepth", "0xFFFFFFFF", "connect.timeout.ms",
+                "4294967295"));
+        assertThat(Integer.toUnsignedLong(a.info().maxCqDepth())).isEqualTo(0xFFFF_FFFFL);
+        w.cq(a, 16);
+        w.cq(a, 16);
+    }
+
+    /** A value an option does not take is refused when the adapter opens, with a sentence naming it. */
+    @ParameterizedTest
+    @CsvSource(delimiter = '=', value = {"limit.cq=12x", "limit.qp=-1", "limit.tokens=0x1FFFFFFFF",
+            "connect.timeout.ms=soon", "maxCqDepth=0x100000000", "maxTransferLength=-5", "accept.timeout.ms=0",
+            "limit.registered.bytes=lots"})
+    void aBadNumberOptionIsRefusedAtOpenWithASentence(String key, String value) {
+        assertThatThrownBy(() -> w.adapter(Map.of(key, value)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("adapter option " + key + "=" + value + ": not a whole number from");
+        w.adapter(Map.of()); // and an adapter with good options opens beside it
     }
 
     @Test

@@ -25,6 +25,8 @@ import io.jndk.api.NtStatus;
 import io.jndk.api.Ref;
 import io.jndk.api.RequestCompletion;
 import io.jndk.provider.events.TerminateEvent;
+import io.jndk.provider.spi.OptionValues;
+import io.jndk.provider.spi.Term;
 import io.jndk.provider.spi.WireCounters;
 import io.jndk.provider.spi.WireTransport;
 import java.lang.foreign.MemorySegment;
@@ -40,7 +42,6 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.logging.Logger;
-import io.jndk.provider.spi.Term;
 
 /**
  * The software adapter: adapter info and limits, the token table, the logical page map, the callback
@@ -78,6 +79,7 @@ public final class SoftAdapter implements NdkAdapter {
         this.version = version;
         this.wire = wire;
         this.options = p.options();
+        checkNumbers(options);
         this.address = p.address() != null ? p.address() : InetAddress.getLoopbackAddress();
         this.endpoints = endpoints;
         this.pendAlways = "always".equals(p.option("pend", "never"));
@@ -117,10 +119,10 @@ public final class SoftAdapter implements NdkAdapter {
                 String o = options.get(rc[i].getName());
                 if (o != null) {
                     changed = true;
-                    if (types[i] == int.class) {
-                        values[i] = (int) Long.decode(o).longValue();
+                    if (types[i] == int.class) { // a ULONG: unsigned
+                        values[i] = (int) OptionValues.parse(rc[i].getName(), o, 0, 0xFFFF_FFFFL);
                     } else if (types[i] == long.class) {
-                        values[i] = Long.decode(o);
+                        values[i] = OptionValues.parse(rc[i].getName(), o, 0, Long.MAX_VALUE);
                     }
                 }
             }
@@ -130,9 +132,25 @@ public final class SoftAdapter implements NdkAdapter {
         }
     }
 
+    /**
+     * Refuses, when the adapter opens, a number option that would only fail later (at a connect, a registration):
+     * every {@code limit.*} and {@code connect.timeout.ms}.
+     */
+    private static void checkNumbers(Map<String, String> options) {
+        if (options == null) {
+            return;
+        }
+        for (String key : options.keySet()) {
+            if (key.equals("limit.registered.bytes")) {
+                OptionValues.number(options, key, 0, 0, Long.MAX_VALUE);
+            } else if (key.startsWith("limit.") || key.equals("connect.timeout.ms")) {
+                OptionValues.limit(options, key, 0);
+            }
+        }
+    }
+
     int limit(String key, int def) {
-        String v = options.get(key);
-        return v == null ? def : Integer.decode(v);
+        return OptionValues.limit(options, key, def);
     }
 
     // ---- internal services ------------------------------------------------------------------
@@ -259,8 +277,7 @@ public final class SoftAdapter implements NdkAdapter {
      * unlimited); false when it would be exceeded (RegisterMr then fails with STATUS_INSUFFICIENT_RESOURCES).
      */
     boolean pin(long bytes) {
-        String v = options.get("limit.registered.bytes");
-        long max = v == null ? Long.MAX_VALUE : Long.decode(v);
+        long max = OptionValues.number(options, "limit.registered.bytes", Long.MAX_VALUE, 0, Long.MAX_VALUE);
         if (pinned.addAndGet(bytes) > max) {
             pinned.addAndGet(-bytes);
             return false;

@@ -1,5 +1,6 @@
 package io.jndk.iwarp.transport;
 
+import io.jndk.provider.spi.OptionValues;
 import java.util.Locale;
 import java.util.Map;
 
@@ -32,8 +33,7 @@ record EngineMode(boolean platformThreads, boolean poll, long spinNanos) {
         if (!threads.equals("virtual") && !threads.equals("platform")) {
             throw new IllegalArgumentException("threads must be virtual or platform: " + threads);
         }
-        long spin = poll ? Math.max(0, Long.parseLong(options.getOrDefault("poll.spin.us",
-            Long.toString(DEFAULT_SPIN_MICROS)).trim())) * 1_000 : 0;
+        long spin = poll ? OptionValues.number(options, "poll.spin.us", DEFAULT_SPIN_MICROS, 0, 60_000_000L) * 1_000 : 0;
         return new EngineMode(threads.equals("platform"), poll, spin);
     }
 

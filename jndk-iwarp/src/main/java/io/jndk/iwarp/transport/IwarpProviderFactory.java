@@ -21,15 +21,15 @@ public final class IwarpProviderFactory implements NdkProviderFactory {
 
     @Override
     public int openAdapter(NdkOpenParameters parameters, Ref<NdkAdapter> adapter) {
-        IwarpTransport transport;
+        // a bad option value is refused with an IllegalArgumentException that says which (as over loopback)
+        IwarpTransport transport = new IwarpTransport(parameters.options());
+        int status = NtStatus.NDIS_STATUS_RESOURCES;
         try {
-            transport = new IwarpTransport(parameters.options());
-        } catch (IllegalArgumentException e) {
-            return NtStatus.NDIS_STATUS_RESOURCES;
-        }
-        int status = WireAdapters.open(parameters, transport, adapter);
-        if (status != NtStatus.NDIS_STATUS_SUCCESS) {
-            transport.shutdown();
+            status = WireAdapters.open(parameters, transport, adapter);
+        } finally {
+            if (status != NtStatus.NDIS_STATUS_SUCCESS) {
+                transport.shutdown();
+            }
         }
         return status;
     }

@@ -5,19 +5,20 @@ import io.jndk.iwarp.cm.MpaFailure;
 import io.jndk.iwarp.cm.MpaInitiator;
 import io.jndk.iwarp.cm.MpaListenResult;
 import io.jndk.iwarp.cm.MpaListener;
-import io.jndk.iwarp.cm.SocketBuffers;
 import io.jndk.iwarp.cm.MpaNegotiated;
 import io.jndk.iwarp.cm.MpaOutcome;
 import io.jndk.iwarp.cm.MpaParams;
 import io.jndk.iwarp.cm.MpaRequest;
-import io.jndk.iwarp.cm.PendingMpaConnection;
 import io.jndk.iwarp.cm.MpaSetupFrames;
+import io.jndk.iwarp.cm.PendingMpaConnection;
 import io.jndk.iwarp.cm.RtrType;
+import io.jndk.iwarp.cm.SocketBuffers;
 import io.jndk.iwarp.pcap.PcapWriter;
 import io.jndk.provider.spi.ActiveHandler;
 import io.jndk.provider.spi.ConnectRequest;
 import io.jndk.provider.spi.IncomingRequest;
 import io.jndk.provider.spi.ListenHandler;
+import io.jndk.provider.spi.OptionValues;
 import io.jndk.provider.spi.PassiveHandler;
 import io.jndk.provider.spi.QpPort;
 import io.jndk.provider.spi.WireTransport;
@@ -112,15 +113,16 @@ public final class IwarpTransport implements WireTransport {
         this.engine = EngineMode.of(o);
         this.buffers = new SocketBuffers(bytes(o, "tcp.sndbuf"), bytes(o, "tcp.rcvbuf"));
         String m = o.get("mss");
-        this.mss = m == null ? null : Math.max(MIN_MSS, Math.min(0x10000, Integer.parseInt(m.trim())));
+        this.mss = m == null ? null
+                : (int) Math.max(MIN_MSS, Math.min(0x10000, OptionValues.parse("mss", m, 0, 0xFFFF_FFFFL)));
         String t = o.get("mpa.timeout.ms");
-        this.mpaTimeout = t == null ? null : Duration.ofMillis(Math.max(1, Long.parseLong(t.trim())));
-        this.acceptTimeoutMillis = Math.max(1, Long.parseLong(
-            o.getOrDefault("accept.timeout.ms", Long.toString(DEFAULT_ACCEPT_TIMEOUT_MS)).trim()));
-        this.maxConnections = Integer.parseInt(o.getOrDefault("limit.connections", "2147483647").trim());
+        this.mpaTimeout = t == null ? null : Duration.ofMillis(OptionValues.parse("mpa.timeout.ms", t, 1, Long.MAX_VALUE));
+        this.acceptTimeoutMillis = OptionValues.number(o, "accept.timeout.ms", DEFAULT_ACCEPT_TIMEOUT_MS, 1,
+                Long.MAX_VALUE);
+        this.maxConnections = OptionValues.limit(o, "limit.connections", Integer.MAX_VALUE);
         String p = o.get("pcap");
-        long pcapLimit = Math.max(PcapWriter.FILE_HEADER_LENGTH, Long.parseLong(
-            o.getOrDefault("pcap.max.bytes", Long.toString(DEFAULT_PCAP_MAX_BYTES)).trim()));
+        long pcapLimit = Math.max(PcapWriter.FILE_HEADER_LENGTH,
+                OptionValues.number(o, "pcap.max.bytes", DEFAULT_PCAP_MAX_BYTES, 0, Long.MAX_VALUE));
         if (p == null || p.isBlank()) {
             this.pcap = null;
             this.capturePath = null;
@@ -192,11 +194,7 @@ public final class IwarpTransport implements WireTransport {
         if (v == null || v.isBlank()) {
             return 0;
         }
-        int n = Integer.parseInt(v.trim());
-        if (n < 0) {
-            throw new IllegalArgumentException(key + " must not be negative: " + n);
-        }
-        return n;
+        return (int) OptionValues.parse(key, v, 0, Integer.MAX_VALUE);
     }
 
     private boolean belowLimit() {

@@ -4,6 +4,7 @@ import io.jndk.api.NtStatus;
 import io.jndk.provider.spi.ActiveHandler;
 import io.jndk.provider.spi.ConnectRequest;
 import io.jndk.provider.spi.ListenHandler;
+import io.jndk.provider.spi.OptionValues;
 import io.jndk.provider.spi.WireTransport;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -32,8 +33,8 @@ public final class LoopbackTransport implements WireTransport {
      */
     public LoopbackTransport(InetAddress address, Map<String, String> options) {
         this.address = address;
-        String t = options.get("accept.timeout.ms");
-        this.acceptTimeoutMillis = t == null ? DEFAULT_ACCEPT_TIMEOUT_MS : Long.decode(t.trim());
+        this.acceptTimeoutMillis = OptionValues.number(options, "accept.timeout.ms", DEFAULT_ACCEPT_TIMEOUT_MS, 1,
+                Long.MAX_VALUE);
         LoopbackFabric.JVM.adapterOpened(address);
     }
 
