@@ -126,8 +126,10 @@ public final class MpaInitiator {
             ByteBuffer request = MpaFrames.encode(MpaFrameKind.REQUEST, MpaFrameFlyweight.REVISION_2,
                 params.crc(), false, offered, params.privateDataUnsafe());
             MpaIo.writeFully(channel, request);
-            MpaOutcome outcome = readReply(channel, params, deadline, request);
-            handedOver = outcome instanceof MpaOutcome.Accepted;
+            boolean[] terminated = {false};
+            MpaOutcome outcome = readReply(channel, params, deadline, request, terminated);
+            // after a Terminate the channel closes once the peer has read it (sendTerminate)
+            handedOver = outcome instanceof MpaOutcome.Accepted || terminated[0];
             return outcome;
         } catch (UnresolvedAddressException | UnsupportedAddressTypeException e) {
             return new MpaOutcome.Failed(MpaFailure.INVALID_ADDRESS, MpaIo.describe(e));
@@ -141,14 +143,16 @@ public final class MpaInitiator {
         }
     }
 
-    private static MpaOutcome readReply(SocketChannel channel, MpaParams params, long deadline, ByteBuffer request)
-        throws IOException {
+    /** @param terminated set when a Terminate was sent (the channel then closes on its own, after a linger) */
+    private static MpaOutcome readReply(SocketChannel channel, MpaParams params, long deadline, ByteBuffer request,
+                                        boolean[] terminated) throws IOException {
         ByteBuffer in = ByteBuffer.allocate(REPLY_BUFFER);
         MpaIo.readAtLeast(channel, in, MpaFrameFlyweight.HEADER_LENGTH, deadline);
         MpaFrameFlyweight reply = new MpaFrameFlyweight().wrap(in, 0);
         MpaFrameCheck check = reply.validate(MpaFrameKind.REPLY);
         if (check == MpaFrameCheck.BAD_KEY) {
             sendTerminate(channel, TerminateCode.LLP_INVALID_MPA_FRAME, false);
+            terminated[0] = true;
             return refused("MPA Reply with a wrong key");
         }
         if (check == MpaFrameCheck.BAD_REVISION) {
@@ -181,6 +185,7 @@ public final class MpaInitiator {
         MpaNegotiation.Initiator result = MpaNegotiation.initiate(frame.word(), params);
         if (!result.ok()) {
             sendTerminate(channel, result.failure(), crc);
+            terminated[0] = true;
             return new MpaOutcome.Failed(result.failure() == TerminateCode.LLP_INSUFFICIENT_IRD
                 ? MpaFailure.INSUFFICIENT_RESOURCES : MpaFailure.REFUSED, result.detail());
         }
@@ -198,7 +203,10 @@ public final class MpaInitiator {
         return new MpaOutcome.Failed(MpaFailure.REFUSED, detail);
     }
 
-    /** Best effort: the connection is being abandoned anyway. */
+    /**
+     * Sends the Terminate, then closes in order ({@link MpaIo#closeAfterLinger}: the half-close, the drain, the close);
+     * best effort, since the connection is being abandoned anyway.
+     */
     static void sendTerminate(SocketChannel channel, TerminateCode code, boolean crc) {
         ByteBuffer t = ByteBuffer.allocate(64);
         int n = new FpduEncoder(crc).terminate(t, 0, 1, code, false, 0, null, 0, 0);
@@ -208,5 +216,7 @@ public final class MpaInitiator {
         } catch (IOException | RuntimeException ignored) {
             // the peer may be gone already
         }
+        MpaIo.closeAfterLinger(channel);
     }
+
 }

@@ -334,6 +334,36 @@ class MpaConnectTest {
         assertThat(hex(ird.afterRequest)).contains("20060000");
     }
 
+    /**
+     * The Terminate of a failed setup reaches a responder that sends FPDUs right behind its Reply and reads only once
+     * the initiator has given up: the initiator half-closes and drains them before it closes (a close with them unread
+     * would be a reset), 20 times back to back.
+     */
+    @Test
+    void theTerminateOfAFailedSetupReachesAResponderThatKeepsSending() throws Exception {
+        String key = "4d504120494420526570204672616d65";
+        byte[] behind = new byte[256 * 1024];
+        for (int i = 0; i < 20; i++) {
+            try (ServerSocket raw = new ServerSocket(0, 4, java.net.InetAddress.getLoopbackAddress())) {
+                InetSocketAddress to = new InetSocketAddress(raw.getInetAddress(), raw.getLocalPort());
+                CompletableFuture<MpaOutcome> client = CompletableFuture.supplyAsync(
+                    () -> MpaInitiator.connect(null, to, MpaParams.of(1, 1, null)), r -> Thread.ofVirtual().start(r));
+                try (Socket s = raw.accept()) {
+                    s.setSoTimeout(GUARD_MS);
+                    CmTestSupport.readExactly(s, 24);
+                    // a Reply selecting a Read RTR although only Write was offered, then a stream of octets
+                    s.getOutputStream().write(hex(key + "10020004 80014001"));
+                    assertThat(failed(client.get(GUARD_MS, TimeUnit.MILLISECONDS)).reason())
+                        .isEqualTo(MpaFailure.REFUSED);
+                    s.getOutputStream().write(behind);
+                    s.shutdownOutput();
+                    byte[] got = s.getInputStream().readAllBytes(); // a reset would throw
+                    assertThat(hex(got)).as("run %d: the Terminate, then an orderly close", i).contains("20070000");
+                }
+            }
+        }
+    }
+
     private record RawResult(MpaOutcome.Failed outcome, byte[] afterRequest) {
     }
 
