@@ -425,6 +425,7 @@ final class SoftConnector extends SoftObject implements NdkConnector {
         }
         q.readLimits(effIrd, effOrd);
         q.attach(l);
+        l.watchRelease();
     }
 
     /** Under this: undoes {@link #join} for a connection that never started (nothing flowed on it). */

@@ -283,6 +283,17 @@ public final class IwarpConnection implements WireConnection {
         closeChannel();
     }
 
+    /**
+     * {@code action} runs once both engine threads have ended (they are the only threads of this connection that
+     * touch the QP's memory), or at once for a connection that closed without starting them. After {@link #abort},
+     * {@link #reset} or a failure that is within {@link #LINGER_MILLIS} (the linger guard closes the channel, which
+     * wakes a thread blocked in a read or write) and the moment the threads take to return.
+     */
+    @Override
+    public void whenReleased(Runnable action) {
+        state.whenThreadsDone(action);
+    }
+
     @Override
     public WireCounters counters() {
         return counters;
@@ -413,6 +424,9 @@ public final class IwarpConnection implements WireConnection {
             }
             capture.localFin();
             onClose.run();
+            if (!state.started()) {
+                state.threadsDone(); // no engine thread will start (begin sees the close)
+            }
             state.closeDone();
             wakeTransmitter();
             wakeReceiver();
