@@ -144,7 +144,10 @@ final class MpaIo {
         if (message.contains("timed out")) {
             return MpaFailure.TIMEOUT;
         }
-        return MpaFailure.REFUSED; // ConnectException, reset, EOF, any other I/O error: the peer is not there for us
+        if (phase == Phase.MPA) {
+            return MpaFailure.PEER_CLOSED; // EOF, reset, any other I/O error once TCP was up: the peer went away
+        }
+        return MpaFailure.REFUSED; // ConnectException and any other error of the TCP connect: nobody listens there
     }
 
     static String describe(Throwable e) {
