@@ -1,6 +1,7 @@
 package io.jndk.api;
 
 import java.net.InetSocketAddress;
+import java.util.Optional;
 
 /** {@code NDK_CONNECTOR}: drives connection establishment and teardown for one QP ({@code NDK_CONNECTOR_DISPATCH}). */
 public interface NdkConnector extends NdkClosable {
@@ -35,6 +36,18 @@ public interface NdkConnector extends NdkClosable {
      * @return SUCCESS or BUFFER_TOO_SMALL
      */
     int getConnectionData(IntRef inboundReadLimit, IntRef outboundReadLimit, byte[] privateData, IntRef privateDataLength);
+
+    /**
+     * jndk extension (no NDK function): why this connector's last connection attempt failed, beside the status its
+     * {@code NdkConnect} (or {@code NdkConnectWithSharedEndpoint}) completed with. Set before that completion runs
+     * (so the completion callback may read it), cleared by the next attempt; empty while none failed, or from a
+     * provider that does not say.
+     *
+     * @return the failure of the last attempt, if it failed
+     */
+    default Optional<ConnectFailure> connectFailure() {
+        return Optional.empty();
+    }
 
     /** {@code NdkGetLocalAddress}; {@code addressLength} in: buffer size (16 IPv4, 28 IPv6), out: bytes needed. */
     int getLocalAddress(Ref<InetSocketAddress> address, IntRef addressLength);

@@ -3,6 +3,7 @@ package io.jndk.conformance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jndk.api.DisconnectReason;
+import io.jndk.api.ConnectFailure;
 import io.jndk.api.IntRef;
 import io.jndk.api.Ndk;
 import io.jndk.api.NdkAdapter;
@@ -262,6 +263,9 @@ class ConnectorConformanceTest {
         NdkConnector c = Conn.connector(w, a);
         int s = Kit.await(Conn.connect(c, pa.qp, gone.address, 1, 1, null));
         assertThat(NtStatus.describe(s)).isEqualTo(NtStatus.describe(NtStatus.STATUS_CONNECTION_REFUSED));
+        assertThat(c.connectFailure()).as("the reason beside the status").get()
+                .extracting(ConnectFailure::reason, ConnectFailure::status)
+                .containsExactly(ConnectFailure.Reason.NO_LISTENER, NtStatus.STATUS_CONNECTION_REFUSED);
     }
 
     @Test
@@ -276,12 +280,17 @@ class ConnectorConformanceTest {
         assertThat(l.next().reject(why)).isEqualTo(NtStatus.STATUS_SUCCESS);
         assertThat(NtStatus.describe(Kit.await(first))).isEqualTo(NtStatus.describe(NtStatus.STATUS_CONNECTION_REFUSED));
         assertThat(connectionData(ac, null, null)).as("reject private data").isEqualTo(why);
+        ConnectFailure f = ac.connectFailure().orElseThrow();
+        assertThat(f.reason()).isEqualTo(ConnectFailure.Reason.REJECTED);
+        assertThat(f.status()).isEqualTo(NtStatus.STATUS_CONNECTION_REFUSED);
+        assertThat(f.privateData()).as("the reason carries the reject's private data").isEqualTo(why);
 
         CompletableFuture<Integer> retry = Conn.connect(ac, pa.qp, l.address, 1, 1, bytes(3, 2));
         NdkConnector pc = l.next();
         assertThat(connectionData(pc, null, null)).isEqualTo(bytes(3, 2));
         CompletableFuture<Integer> accept = Conn.accept(pc, pb.qp, 1, 1, null, null);
         assertThat(Kit.await(retry)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(ac.connectFailure()).as("cleared by the retry").isEmpty();
         assertThat(Conn.completeConnect(ac, null)).isEqualTo(NtStatus.STATUS_SUCCESS);
         assertThat(Kit.await(accept)).isEqualTo(NtStatus.STATUS_SUCCESS);
         Conn.sendAndVerify(w, pa, pb, 100, 3);

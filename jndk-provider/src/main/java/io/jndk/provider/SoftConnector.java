@@ -1,5 +1,6 @@
 package io.jndk.provider;
 
+import io.jndk.api.ConnectFailure;
 import io.jndk.api.DisconnectEventCallback;
 import io.jndk.api.DisconnectEventCallbackEx;
 import io.jndk.api.DisconnectReason;
@@ -21,6 +22,7 @@ import io.jndk.provider.spi.PassiveHandler;
 import io.jndk.provider.spi.WireConnection;
 import java.net.Inet4Address;
 import java.net.InetSocketAddress;
+import java.util.Optional;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -49,6 +51,8 @@ final class SoftConnector extends SoftObject implements NdkConnector {
     private final HeldEndpoint endpoint = new HeldEndpoint(this);
     private ConnectRequest connectRequest;
     private byte[] peerPrivateData;
+    /** Active side: why the last attempt failed (set before its completion, cleared by the next attempt). */
+    private ConnectFailure failure;
     /** Read limits as requested (after local capping) and as negotiated. */
     private int reqIrd, reqOrd, effIrd, effOrd;
     private final PendingRequest pending = new PendingRequest(this);
@@ -127,14 +131,22 @@ final class SoftConnector extends SoftObject implements NdkConnector {
             if (sq.beginConnect(this) != NtStatus.STATUS_SUCCESS) {
                 return NtStatus.STATUS_CONNECTION_ACTIVE;
             }
+            failure = null;
             if ((src.getAddress() instanceof Inet4Address) != (dst.getAddress() instanceof Inet4Address)) {
                 sq.detach(this);
+                failure = new ConnectFailure(NtStatus.STATUS_NETWORK_UNREACHABLE, ConnectFailure.Reason.UNREACHABLE,
+                    "the source and the destination are of different address families", null);
                 return adapter.completeRequest(NtStatus.STATUS_NETWORK_UNREACHABLE, rc, ctx);
             }
             int taken = endpoint.take(src, se, dst);
             if (taken != NtStatus.STATUS_SUCCESS) {
                 sq.detach(this);
-                return taken == NtStatus.STATUS_ADDRESS_ALREADY_EXISTS ? adapter.completeRequest(taken, rc, ctx) : taken;
+                if (taken == NtStatus.STATUS_ADDRESS_ALREADY_EXISTS) {
+                    failure = new ConnectFailure(taken, ConnectFailure.Reason.LOCAL,
+                        "a connection from this local address to that peer exists already", null);
+                    return adapter.completeRequest(taken, rc, ctx);
+                }
+                return taken;
             }
             local = endpoint.connectionAddress();
             remote = dst;
@@ -160,6 +172,10 @@ final class SoftConnector extends SoftObject implements NdkConnector {
                 return NtStatus.STATUS_PENDING; // closed meanwhile: the close completed the request
             }
             failActive(State.IDLE, ConnectionStateEvent.FAILED, NtStatus.name(s));
+            failure = ConnectFailure.ofStatus(s, s == NtStatus.STATUS_CONNECTION_REFUSED
+                ? "nothing listens at " + dst + " (or its listener refuses now: paused, or its backlog is full)"
+                : s == NtStatus.STATUS_HOST_UNREACHABLE ? "no adapter of this transport owns " + dst.getAddress()
+                : NtStatus.describe(s));
         }
         pending.unpark();
         return adapter.completeRequest(s, rc, ctx);
@@ -171,6 +187,8 @@ final class SoftConnector extends SoftObject implements NdkConnector {
                 return;
             }
             failActive(State.IDLE);
+            failure = new ConnectFailure(NtStatus.STATUS_IO_TIMEOUT, ConnectFailure.Reason.TIMEOUT,
+                "no answer within " + adapter.limit("connect.timeout.ms", 60_000) + " ms", null);
         }
         pending.complete(NtStatus.STATUS_IO_TIMEOUT);
     }
@@ -196,20 +214,21 @@ final class SoftConnector extends SoftObject implements NdkConnector {
             }
 
             @Override
-            public void onRejected(byte[] pd) {
+            public void onRejected(byte[] pd, ConnectFailure.Reason reason, String detail) {
                 synchronized (SoftConnector.this) {
                     if (state != State.CONNECTING) {
                         return;
                     }
                     peerPrivateData = pd == null ? new byte[0] : pd;
-                    failActive(State.IDLE, ConnectionStateEvent.REJECTED);
+                    failure = new ConnectFailure(NtStatus.STATUS_CONNECTION_REFUSED, reason, detail, peerPrivateData);
+                    failActive(State.IDLE, ConnectionStateEvent.REJECTED, reason.name());
                 }
                 adapter.count(NdkCounter.MPA_REJECTS);
                 pending.complete(NtStatus.STATUS_CONNECTION_REFUSED);
             }
 
             @Override
-            public void onFailed(int status) {
+            public void onFailed(int status, ConnectFailure.Reason reason, String detail) {
                 InetSocketAddress retryFrom;
                 ConnectRequest again;
                 synchronized (SoftConnector.this) {
@@ -222,7 +241,8 @@ final class SoftConnector extends SoftObject implements NdkConnector {
                     }
                     again = connectRequest;
                     if (retryFrom == null) {
-                        failActive(State.IDLE);
+                        failure = new ConnectFailure(status, reason, detail, null);
+                        failActive(State.IDLE, ConnectionStateEvent.FAILED, reason.name());
                     }
                 }
                 if (retryFrom != null) {
@@ -235,6 +255,7 @@ final class SoftConnector extends SoftObject implements NdkConnector {
                         if (state != State.CONNECTING) {
                             return;
                         }
+                        failure = ConnectFailure.ofStatus(s, NtStatus.describe(s));
                         failActive(State.IDLE);
                     }
                 }
@@ -425,6 +446,7 @@ final class SoftConnector extends SoftObject implements NdkConnector {
         }
         q.readLimits(effIrd, effOrd);
         q.attach(l);
+        l.watchRelease();
     }
 
     /** Under this: undoes {@link #join} for a connection that never started (nothing flowed on it). */
@@ -498,6 +520,11 @@ final class SoftConnector extends SoftObject implements NdkConnector {
             o = negotiated ? effOrd : reqOrd;
         }
         return PrivateData.copyOut(data, i, o, ird, ord, buf, len);
+    }
+
+    @Override
+    public synchronized Optional<ConnectFailure> connectFailure() {
+        return Optional.ofNullable(failure);
     }
 
     @Override

@@ -554,6 +554,17 @@ final class SoftQp extends SoftObject implements NdkQp {
         return adapter.infoInternal().hasFlag(NdkAdapterFlags.RDMA_READ_LOCAL_INVALIDATE_SUPPORTED);
     }
 
+    /**
+     * The close completes only once the transport's threads have left this QP's memory ({@link WireLink#released}):
+     * a consumer that frees its buffers after the close must find nothing still reading or writing them (a Read
+     * Response streaming from them, a direct read into them). The transport bounds the wait.
+     */
+    @Override
+    boolean extraCloseConditionMet() {
+        WireLink l = link;
+        return l == null || l.released();
+    }
+
     @Override
     void onClose() {
         // Flushes happen now and an existing connection is aborted; the close itself pends while the

@@ -11,6 +11,8 @@ final class WireLink {
     final WireConnection connection;
     private final SoftQp qp;
     private volatile boolean up = true;
+    /** The transport's threads have left the QP's memory for good ({@link WireConnection#whenReleased}). */
+    private volatile boolean released;
 
     WireLink(WireConnection connection, SoftQp qp) {
         this.connection = connection;
@@ -21,6 +23,22 @@ final class WireLink {
                 qp.receiveCq.pollers().add(connection);
             }
         }
+    }
+
+    /**
+     * Asks the transport to say when its threads have left the QP's memory; until then the QP's close pends
+     * ({@link SoftQp#extraCloseConditionMet}). Called once the link is the QP's (the action may run at once).
+     */
+    void watchRelease() {
+        connection.whenReleased(() -> {
+            released = true;
+            qp.recheckClose();
+        });
+    }
+
+    /** @return whether the transport's threads have left the QP's memory for good */
+    boolean released() {
+        return released;
     }
 
     /** The connection is gone (failed or closed by the peer): no more work goes to it. */

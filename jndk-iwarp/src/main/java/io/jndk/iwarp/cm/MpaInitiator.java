@@ -1,10 +1,13 @@
 package io.jndk.iwarp.cm;
 
+import io.jndk.iwarp.codec.DdpUntaggedHeaderFlyweight;
 import io.jndk.iwarp.codec.FpduEncoder;
 import io.jndk.iwarp.codec.MpaFrameCheck;
 import io.jndk.iwarp.codec.MpaFrameFlyweight;
 import io.jndk.iwarp.codec.MpaFrameKind;
+import io.jndk.iwarp.codec.RdmapOpcode;
 import io.jndk.iwarp.codec.TerminateCode;
+import io.jndk.iwarp.codec.TerminateFlyweight;
 import java.io.IOException;
 import java.net.Inet6Address;
 import java.net.InetSocketAddress;
@@ -126,14 +129,16 @@ public final class MpaInitiator {
             ByteBuffer request = MpaFrames.encode(MpaFrameKind.REQUEST, MpaFrameFlyweight.REVISION_2,
                 params.crc(), false, offered, params.privateDataUnsafe());
             MpaIo.writeFully(channel, request);
-            MpaOutcome outcome = readReply(channel, params, deadline, request);
-            handedOver = outcome instanceof MpaOutcome.Accepted;
+            boolean[] terminated = {false};
+            MpaOutcome outcome = readReply(channel, params, deadline, request, terminated);
+            // after a Terminate the channel closes once the peer has read it (sendTerminate)
+            handedOver = outcome instanceof MpaOutcome.Accepted || terminated[0];
             return outcome;
         } catch (UnresolvedAddressException | UnsupportedAddressTypeException e) {
             return new MpaOutcome.Failed(MpaFailure.INVALID_ADDRESS, MpaIo.describe(e));
         } catch (IOException e) {
-            return new MpaOutcome.Failed(MpaIo.classify(phase, e), phase.name().toLowerCase(Locale.ROOT) + ": "
-                + MpaIo.describe(e));
+            MpaFailure reason = MpaIo.classify(phase, e);
+            return new MpaOutcome.Failed(reason, explain(reason, phase, e, connectTimeout, replyTimeout));
         } finally {
             if (!handedOver) {
                 MpaIo.closeQuietly(channel);
@@ -141,22 +146,33 @@ public final class MpaInitiator {
         }
     }
 
-    private static MpaOutcome readReply(SocketChannel channel, MpaParams params, long deadline, ByteBuffer request)
-        throws IOException {
+    /** @param terminated set when a Terminate was sent (the channel then closes on its own, after a linger) */
+    private static MpaOutcome readReply(SocketChannel channel, MpaParams params, long deadline, ByteBuffer request,
+                                        boolean[] terminated) throws IOException {
         ByteBuffer in = ByteBuffer.allocate(REPLY_BUFFER);
         MpaIo.readAtLeast(channel, in, MpaFrameFlyweight.HEADER_LENGTH, deadline);
         MpaFrameFlyweight reply = new MpaFrameFlyweight().wrap(in, 0);
         MpaFrameCheck check = reply.validate(MpaFrameKind.REPLY);
         if (check == MpaFrameCheck.BAD_KEY) {
+            if (looksLikeTerminate(in)) {
+                // the peer's error frame: read its control word (never answer a Terminate with one)
+                MpaIo.readAtLeast(channel, in, TERMINATE_CONTROL + TerminateFlyweight.CONTROL_LENGTH, deadline);
+                return new MpaOutcome.Failed(MpaFailure.TERMINATED, "the peer answered the MPA Request with a Terminate ("
+                    + describeTerminate(in) + ")");
+            }
             sendTerminate(channel, TerminateCode.LLP_INVALID_MPA_FRAME, false);
-            return refused("MPA Reply with a wrong key");
+            terminated[0] = true;
+            return new MpaOutcome.Failed(MpaFailure.BAD_FRAME, "the peer's answer is not an MPA Reply (wrong key: "
+                + printableKey(in) + ")");
         }
         if (check == MpaFrameCheck.BAD_REVISION) {
-            return refused("MPA Reply revision " + reply.revision());
+            return new MpaOutcome.Failed(MpaFailure.BAD_REVISION, "the MPA Reply has revision " + reply.revision()
+                + "; this side speaks revision 2 (and accepts 1)");
         }
         int pdLength = reply.privateDataLength();
         if (pdLength > MpaFrameFlyweight.MAX_PRIVATE_DATA_SIW) {
-            return refused("MPA Reply PD_Length " + pdLength + " > " + MpaFrameFlyweight.MAX_PRIVATE_DATA_SIW);
+            return new MpaOutcome.Failed(MpaFailure.PRIVATE_DATA_TOO_LONG, "the MPA Reply's private data is "
+                + pdLength + " octets long; at most " + MpaFrameFlyweight.MAX_PRIVATE_DATA_SIW + " are allowed");
         }
         int frameLength = reply.frameLength();
         MpaIo.readAtLeast(channel, in, frameLength, deadline);
@@ -169,20 +185,26 @@ public final class MpaInitiator {
         if (frame.reject()) {
             return new MpaOutcome.Rejected(new MpaNegotiated(MpaRole.INITIATOR, frame.revision(), frame.enhanced(), crc,
                 params.ird(), params.ord(), peerIrd, peerOrd, false, Optional.empty(), frame.ulpData(), true,
-                local, remote));
+                local, remote), frame.crc() != params.crc());
         }
         if (frame.markers()) {
-            return refused("MPA Reply requires markers (M = 1); markers are not supported");
+            return new MpaOutcome.Failed(MpaFailure.MARKERS, "the MPA Reply requires markers (M=1); this side does not"
+                + " support markers");
         }
-        if (frame.revision() != MpaFrameFlyweight.REVISION_2 || !frame.enhanced()) {
-            return refused("MPA Reply to an enhanced Request is not enhanced (revision " + frame.revision()
-                + ", S=" + reply.enhanced() + ", PD_Length " + pdLength + ")");
+        if (frame.revision() != MpaFrameFlyweight.REVISION_2) {
+            return new MpaOutcome.Failed(MpaFailure.BAD_REVISION, "the MPA Reply has revision " + frame.revision()
+                + "; an enhanced (revision 2) Request needs a revision 2 Reply");
+        }
+        if (!frame.enhanced()) {
+            return new MpaOutcome.Failed(MpaFailure.BAD_FRAME, "the MPA Reply to an enhanced Request is not enhanced"
+                + " (S=0, PD_Length " + pdLength + ")");
         }
         MpaNegotiation.Initiator result = MpaNegotiation.initiate(frame.word(), params);
         if (!result.ok()) {
             sendTerminate(channel, result.failure(), crc);
+            terminated[0] = true;
             return new MpaOutcome.Failed(result.failure() == TerminateCode.LLP_INSUFFICIENT_IRD
-                ? MpaFailure.INSUFFICIENT_RESOURCES : MpaFailure.REFUSED, result.detail());
+                ? MpaFailure.INSUFFICIENT_RESOURCES : MpaFailure.NO_MATCHING_RTR, result.detail());
         }
         int surplusLength = in.position() - frameLength;
         ByteBuffer surplus = ByteBuffer.allocate(surplusLength);
@@ -194,11 +216,58 @@ public final class MpaInitiator {
             MpaSetupFrames.copy(request, 0, request.limit(), in, 0, frameLength));
     }
 
-    private static MpaOutcome refused(String detail) {
-        return new MpaOutcome.Failed(MpaFailure.REFUSED, detail);
+    /** Where a Terminate's control word starts in its FPDU: MPA length, then the untagged DDP header. */
+    static final int TERMINATE_CONTROL = 2 + DdpUntaggedHeaderFlyweight.LENGTH;
+
+    /**
+     * Whether the first {@value MpaFrameFlyweight#HEADER_LENGTH} octets are the start of a Terminate FPDU: untagged,
+     * last, DDP version 1, RDMAP version 1, opcode Terminate, queue 2.
+     */
+    static boolean looksLikeTerminate(ByteBuffer in) {
+        int ddp = in.get(2) & 0xFF;
+        int rdmap = in.get(3) & 0xFF;
+        return (ddp & 0xC0) == 0x40 && (ddp & 0x03) == 1 && (rdmap & 0xC0) == 0x40
+            && (rdmap & 0x0F) == RdmapOpcode.TERMINATE.code()
+            && in.getInt(2 + DdpUntaggedHeaderFlyweight.QN_OFFSET) == 2;
     }
 
-    /** Best effort: the connection is being abandoned anyway. */
+    /** The Terminate's error, by name when the catalogue knows it. */
+    static String describeTerminate(ByteBuffer in) {
+        TerminateFlyweight t = new TerminateFlyweight().wrap(in, TERMINATE_CONTROL, TerminateFlyweight.CONTROL_LENGTH);
+        TerminateCode code = t.terminateCode();
+        String triple = String.format(Locale.ROOT, "layer %d, type %d, code 0x%02X", t.layer(), t.errorType(),
+            t.errorCode());
+        return code == null ? triple : code.name() + ": " + triple;
+    }
+
+    /** The first 16 octets as printable text. */
+    private static String printableKey(ByteBuffer in) {
+        StringBuilder b = new StringBuilder(18).append('"');
+        for (int i = 0; i < 16; i++) {
+            int c = in.get(i) & 0xFF;
+            b.append(c >= 0x20 && c < 0x7F ? (char) c : '.');
+        }
+        return b.append('"').toString();
+    }
+
+    /** One line for an I/O failure of the given phase. */
+    private static String explain(MpaFailure reason, MpaIo.Phase phase, IOException e, Duration connectTimeout,
+                                  Duration replyTimeout) {
+        String cause = MpaIo.describe(e);
+        return switch (reason) {
+            case TIMEOUT -> phase == MpaIo.Phase.MPA
+                ? "no MPA Reply within " + replyTimeout.toMillis() + " ms (TCP connected; " + cause + ")"
+                : "the TCP connection did not complete within " + connectTimeout.toMillis() + " ms (" + cause + ")";
+            case PEER_CLOSED -> "the peer closed the TCP connection before its MPA Reply was complete (" + cause + ")";
+            case REFUSED -> "the TCP connection was refused: nothing listens there (" + cause + ")";
+            default -> phase.name().toLowerCase(Locale.ROOT) + ": " + cause;
+        };
+    }
+
+    /**
+     * Sends the Terminate, then closes in order ({@link MpaIo#closeAfterLinger}: the half-close, the drain, the close);
+     * best effort, since the connection is being abandoned anyway.
+     */
     static void sendTerminate(SocketChannel channel, TerminateCode code, boolean crc) {
         ByteBuffer t = ByteBuffer.allocate(64);
         int n = new FpduEncoder(crc).terminate(t, 0, 1, code, false, 0, null, 0, 0);
@@ -208,5 +277,7 @@ public final class MpaInitiator {
         } catch (IOException | RuntimeException ignored) {
             // the peer may be gone already
         }
+        MpaIo.closeAfterLinger(channel);
     }
+
 }

@@ -67,6 +67,41 @@ final class MpaIo {
         }
     }
 
+    /** How long {@link #closeAfterLinger} waits for the peer to close: as the stream engine's linger. */
+    static final long LINGER_MILLIS = 2_000;
+
+    /**
+     * Closes {@code channel} after a frame that must reach the peer (a Terminate during setup): half-closes it at once,
+     * then, on a virtual thread, reads and discards whatever the peer still sends until it closes or
+     * {@link #LINGER_MILLIS} pass, and closes. Closing straight away with input unread would make Linux send a reset,
+     * which can destroy the frame before the peer reads it.
+     */
+    static void closeAfterLinger(SocketChannel channel) {
+        try {
+            channel.shutdownOutput();
+        } catch (IOException | RuntimeException e) {
+            closeQuietly(channel);
+            return;
+        }
+        Thread.ofVirtual().name("mpa-linger").start(() -> {
+            long deadline = deadline(Duration.ofMillis(LINGER_MILLIS));
+            byte[] discard = new byte[4096];
+            try {
+                InputStream in = channel.socket().getInputStream();
+                for (long remaining; (remaining = deadline - System.nanoTime()) > 0; ) {
+                    channel.socket().setSoTimeout((int) Math.max(1, remaining / 1_000_000L));
+                    if (in.read(discard) < 0) {
+                        break;
+                    }
+                }
+            } catch (IOException | RuntimeException ignored) {
+                // timed out, reset, or closed: close now
+            } finally {
+                closeQuietly(channel);
+            }
+        });
+    }
+
     static void closeQuietly(AutoCloseable c) {
         if (c == null) {
             return;
@@ -109,7 +144,10 @@ final class MpaIo {
         if (message.contains("timed out")) {
             return MpaFailure.TIMEOUT;
         }
-        return MpaFailure.REFUSED; // ConnectException, reset, EOF, any other I/O error: the peer is not there for us
+        if (phase == Phase.MPA) {
+            return MpaFailure.PEER_CLOSED; // EOF, reset, any other I/O error once TCP was up: the peer went away
+        }
+        return MpaFailure.REFUSED; // ConnectException and any other error of the TCP connect: nobody listens there
     }
 
     static String describe(Throwable e) {

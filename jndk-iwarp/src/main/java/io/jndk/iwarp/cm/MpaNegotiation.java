@@ -100,9 +100,11 @@ final class MpaNegotiation {
                 }
             }
             if (rtr.isEmpty()) {
-                return new Initiator(ird, ord, rtr, TerminateCode.LLP_NO_MATCHING_RTR,
-                    "no matching RTR option: offered " + local.rtrTypes() + ", reply A=" + reply.peerToPeer()
-                        + " " + reply.rtr());
+                return new Initiator(ird, ord, rtr, TerminateCode.LLP_NO_MATCHING_RTR, reply.peerToPeer()
+                    ? "no matching RTR option: this side can send " + local.rtrTypes() + ", the MPA Reply selects "
+                        + reply.rtr()
+                    : "the MPA Reply declines peer-to-peer mode (A=0); this side requires it (an RTR of "
+                        + local.rtrTypes() + ")");
             }
         }
         return new Initiator(ird, ord, rtr, null, "");

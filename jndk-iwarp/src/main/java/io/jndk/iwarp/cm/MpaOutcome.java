@@ -46,11 +46,18 @@ public sealed interface MpaOutcome permits MpaOutcome.Accepted, MpaOutcome.Rejec
      * The responder answered with R = 1; the socket is closed.
      *
      * @param negotiated the Reply's contents ({@link MpaNegotiated#rejected()} is true)
+     * @param crcPolicy the Reply's C differs from the Request's: a responder rejects so (siw with
+     *                  {@code mpa_crc_strict}) when it refuses the CRC policy of the Request; a consumer's reject echoes C
      */
-    record Rejected(MpaNegotiated negotiated) implements MpaOutcome {
+    record Rejected(MpaNegotiated negotiated, boolean crcPolicy) implements MpaOutcome {
         /** Checks arguments. */
         public Rejected {
             Objects.requireNonNull(negotiated, "negotiated");
+        }
+
+        /** A consumer's rejection (C echoed). */
+        public Rejected(MpaNegotiated negotiated) {
+            this(negotiated, false);
         }
 
         /** @return the responder's ULP private data (a copy) */

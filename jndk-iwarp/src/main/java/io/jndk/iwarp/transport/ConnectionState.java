@@ -1,5 +1,6 @@
 package io.jndk.iwarp.transport;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -93,6 +94,8 @@ final class ConnectionState {
     /** Engine threads still running; the last one to end closes the channel. */
     private final AtomicInteger liveThreads = new AtomicInteger();
     private final CountDownLatch threadsDone = new CountDownLatch(1);
+    /** Completed with {@link #threadsDone}: what waits for the engine to have left the QP's memory. */
+    private final CompletableFuture<Void> released = new CompletableFuture<>();
 
     // ---- phase ------------------------------------------------------------------------------------------------
 
@@ -237,6 +240,15 @@ final class ConnectionState {
     /** Every engine thread ended, or none will start (the channel closed before {@code begin}). */
     void threadsDone() {
         threadsDone.countDown();
+        released.complete(null);
+    }
+
+    /**
+     * Runs {@code action} once {@link #threadsDone} has happened (at once, on this thread, if it has; else on the
+     * thread that ends last).
+     */
+    void whenThreadsDone(Runnable action) {
+        released.thenRun(action);
     }
 
     /**

@@ -1,6 +1,5 @@
 package io.jndk.iwarp.transport;
 
-import io.jndk.api.NtStatus;
 import io.jndk.iwarp.codec.FpduHeaderView;
 import io.jndk.iwarp.codec.RdmapOpcode;
 import io.jndk.provider.spi.BufferCursor;
@@ -53,7 +52,7 @@ final class InboundSend {
             return Term.DDP_UNTAGGED_INVALID_MO;
         }
         if (received + length > receive.length()) {
-            fail(NtStatus.STATUS_BUFFER_OVERFLOW, Term.DDP_UNTAGGED_TOO_LONG);
+            // the receive completes with STATUS_BUFFER_OVERFLOW once the failure is recorded (RxDispatch)
             return Term.DDP_UNTAGGED_TOO_LONG;
         }
         if (length > 0) {

@@ -261,16 +261,37 @@ public final class IwarpConnection implements WireConnection {
         fail(f);
     }
 
+    /**
+     * Abortive close (a TCP reset), except after a Terminate: a connection that failed with a Terminate of ours goes
+     * on closing in order (the Terminate at an FPDU boundary, the half-close, the drain until the peer closes or
+     * {@link #LINGER_MILLIS} passes, then the close), since a reset would destroy the Terminate before the peer read it.
+     * Either way nothing more is placed or reported.
+     */
     @Override
     public void reset() {
         state.closeLocally();
         state.endReportNotNeeded();
+        Failure f = state.failure();
+        if (f != null && f.frame() != null && state.started() && !state.isClosed()) {
+            return; // the failure's linger guard (fail) bounds the orderly close
+        }
         try {
             channel.setOption(StandardSocketOptions.SO_LINGER, 0);
         } catch (IOException | RuntimeException ignored) {
             // already closed
         }
         closeChannel();
+    }
+
+    /**
+     * {@code action} runs once both engine threads have ended (they are the only threads of this connection that
+     * touch the QP's memory), or at once for a connection that closed without starting them. After {@link #abort},
+     * {@link #reset} or a failure that is within {@link #LINGER_MILLIS} (the linger guard closes the channel, which
+     * wakes a thread blocked in a read or write) and the moment the threads take to return.
+     */
+    @Override
+    public void whenReleased(Runnable action) {
+        state.whenThreadsDone(action);
     }
 
     @Override
@@ -297,21 +318,31 @@ public final class IwarpConnection implements WireConnection {
     // ---- lifecycle actions (the parts call these; any thread) ------------------------------------------------
 
     /**
-     * Records a failure; the first one wins ({@link ConnectionState#record}) and the transmit thread acts on it. A
-     * receive side blocked in a direct read into consumer memory is woken at once (its input is shut down), so that
-     * nothing more lands in memory the consumer may now deregister, invalidate or reuse; without one, the input stays
-     * open to drain until the peer closes.
+     * Records a failure; the first one wins ({@link ConnectionState#record}) and the transmit thread acts on it: its
+     * Terminate, if any, at an FPDU boundary, then the half-close. The receive side stops placing at once (a read
+     * straight into consumer memory never waits for input, {@link RxEngine}, so none is in progress for long) and
+     * drains the input until the peer closes: the input is never shut down, because Linux answers data that arrives
+     * after both halves are shut with a reset, which can destroy the Terminate before the peer reads it. A guard
+     * closes the channel if the peer has not closed within {@link #LINGER_MILLIS}.
      */
     void fail(Failure f) {
-        if (state.record(f)) {
-            RxEngine r = rx;
-            if (r != null && r.inDirectRead()) {
-                try {
-                    channel.shutdownInput();
-                } catch (IOException | RuntimeException ignored) {
-                    // already closed
-                }
-            }
+        fail(f, null);
+    }
+
+    /**
+     * {@link #fail(Failure)}, running {@code completeFirst} (the receive side completing the receive in progress in
+     * error) after the failure is recorded and before the transmit thread is woken: a consumer that sees that
+     * completion and resets the connection at once finds the Terminate on its way (and {@link #reset} lingers), and the
+     * QP's failure report, which flushes a receive still in progress, comes after it.
+     *
+     * @param completeFirst run whether or not {@code f} is the first failure; null: nothing
+     */
+    void fail(Failure f, Runnable completeFirst) {
+        boolean first = state.record(f);
+        if (completeFirst != null) {
+            completeFirst.run();
+        }
+        if (first) {
             guardClose();
             wakeTransmitter();
             wakeReceiver();
@@ -393,6 +424,9 @@ public final class IwarpConnection implements WireConnection {
             }
             capture.localFin();
             onClose.run();
+            if (!state.started()) {
+                state.threadsDone(); // no engine thread will start (begin sees the close)
+            }
             state.closeDone();
             wakeTransmitter();
             wakeReceiver();

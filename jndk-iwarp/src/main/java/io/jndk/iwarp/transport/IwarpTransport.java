@@ -1,5 +1,6 @@
 package io.jndk.iwarp.transport;
 
+import io.jndk.api.ConnectFailure;
 import io.jndk.api.NtStatus;
 import io.jndk.iwarp.cm.MpaFailure;
 import io.jndk.iwarp.cm.MpaInitiator;
@@ -246,7 +247,8 @@ public final class IwarpTransport implements WireTransport {
         connecting.incrementAndGet(); // counted first, so that concurrent connects cannot all pass the check
         if (heldConnections() > maxConnections) {
             connecting.decrementAndGet();
-            Thread.ofVirtual().name("iwarp-connect").start(() -> handler.onFailed(NtStatus.STATUS_INSUFFICIENT_RESOURCES));
+            Thread.ofVirtual().name("iwarp-connect").start(() -> handler.onFailed(NtStatus.STATUS_INSUFFICIENT_RESOURCES,
+                ConnectFailure.Reason.LOCAL, "this adapter holds its most connections (" + maxConnections + ")"));
             return NtStatus.STATUS_PENDING;
         }
         Thread.ofVirtual().name("iwarp-connect").start(() -> {
@@ -268,7 +270,7 @@ public final class IwarpTransport implements WireTransport {
             params = new MpaParams(depth(request.inboundReadLimit()), depth(request.outboundReadLimit()),
                 request.privateData(), crc, true, EnumSet.of(RtrType.WRITE), timeout, timeout);
         } catch (IllegalArgumentException e) {
-            handler.onFailed(NtStatus.STATUS_INVALID_PARAMETER);
+            handler.onFailed(NtStatus.STATUS_INVALID_PARAMETER, ConnectFailure.Reason.LOCAL, e.getMessage());
             return;
         }
         MpaOutcome outcome = MpaInitiator.connect(source, destination, params, timeout, timeout, reuseAddress,
@@ -277,15 +279,27 @@ public final class IwarpTransport implements WireTransport {
             case MpaOutcome.Accepted a -> {
                 if (shut) {
                     closeQuietly(a);
-                    handler.onFailed(NtStatus.STATUS_CANCELLED);
+                    handler.onFailed(NtStatus.STATUS_CANCELLED, ConnectFailure.Reason.LOCAL,
+                        "the transport shut down during the attempt");
                     return;
                 }
                 MpaNegotiated n = a.negotiated();
                 IwarpConnection c = newConnection(true, a, n);
                 handler.onReply(c, n.localAddress(), n.peerPrivateData(), n.peerIrd(), n.peerOrd());
             }
-            case MpaOutcome.Rejected r -> handler.onRejected(r.privateData());
-            case MpaOutcome.Failed f -> handler.onFailed(status(f.reason()));
+            case MpaOutcome.Rejected r -> {
+                if (r.crcPolicy()) {
+                    handler.onRejected(r.privateData(), ConnectFailure.Reason.CRC_MISMATCH, crc
+                        ? "the peer rejected the connection: it refuses the MPA CRC this side requires (the Reply has"
+                            + " C=0 to a Request with C=1)"
+                        : "the peer rejected the connection: it requires the MPA CRC this side does not use (the Reply"
+                            + " has C=1 to a Request with C=0; turn the crc option on)");
+                } else {
+                    handler.onRejected(r.privateData(), ConnectFailure.Reason.REJECTED, "the peer rejected the"
+                        + " connection (an MPA Reply with R=1, " + r.privateData().length + " octets of private data)");
+                }
+            }
+            case MpaOutcome.Failed f -> handler.onFailed(status(f.reason()), reason(f.reason()), f.detail());
         }
     }
 
@@ -339,7 +353,8 @@ public final class IwarpTransport implements WireTransport {
     /** Maps a connection-setup failure to its NTSTATUS. */
     static int status(MpaFailure reason) {
         return switch (reason) {
-            case REFUSED -> NtStatus.STATUS_CONNECTION_REFUSED;
+            case REFUSED, PEER_CLOSED, TERMINATED, BAD_REVISION, MARKERS, CRC_MISMATCH, NO_MATCHING_RTR,
+                 PRIVATE_DATA_TOO_LONG, BAD_FRAME -> NtStatus.STATUS_CONNECTION_REFUSED;
             case HOST_UNREACHABLE -> NtStatus.STATUS_HOST_UNREACHABLE;
             case NETWORK_UNREACHABLE -> NtStatus.STATUS_NETWORK_UNREACHABLE;
             case TIMEOUT -> NtStatus.STATUS_IO_TIMEOUT;
@@ -349,6 +364,25 @@ public final class IwarpTransport implements WireTransport {
             case CANCELLED -> NtStatus.STATUS_CANCELLED;
             case ABORTED -> NtStatus.STATUS_CONNECTION_ABORTED;
             case INVALID_STATE -> NtStatus.STATUS_INVALID_DEVICE_STATE;
+        };
+    }
+
+    /** The consumer's reason for a connection-setup failure ({@code NdkConnector.connectFailure}). */
+    static ConnectFailure.Reason reason(MpaFailure failure) {
+        return switch (failure) {
+            case REFUSED -> ConnectFailure.Reason.NO_LISTENER;
+            case PEER_CLOSED, ABORTED -> ConnectFailure.Reason.PEER_CLOSED;
+            case TERMINATED -> ConnectFailure.Reason.PEER_TERMINATED;
+            case BAD_REVISION -> ConnectFailure.Reason.VERSION_MISMATCH;
+            case MARKERS -> ConnectFailure.Reason.FRAMING_MISMATCH;
+            case CRC_MISMATCH -> ConnectFailure.Reason.CRC_MISMATCH;
+            case NO_MATCHING_RTR -> ConnectFailure.Reason.STARTUP_MISMATCH;
+            case PRIVATE_DATA_TOO_LONG -> ConnectFailure.Reason.PRIVATE_DATA_TOO_LONG;
+            case BAD_FRAME -> ConnectFailure.Reason.PROTOCOL_ERROR;
+            case HOST_UNREACHABLE, NETWORK_UNREACHABLE -> ConnectFailure.Reason.UNREACHABLE;
+            case TIMEOUT -> ConnectFailure.Reason.TIMEOUT;
+            case INSUFFICIENT_RESOURCES -> ConnectFailure.Reason.READ_LIMITS;
+            case ADDRESS_IN_USE, INVALID_ADDRESS, CANCELLED, INVALID_STATE -> ConnectFailure.Reason.LOCAL;
         };
     }
 

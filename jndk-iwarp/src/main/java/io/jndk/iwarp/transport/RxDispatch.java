@@ -97,7 +97,9 @@ final class RxDispatch implements FpduListener {
             case TERMINATE -> received(h.terminate());
         };
         if (term != 0) {
-            protocolError(term, h);
+            // a Send longer than its receive completes that receive with STATUS_BUFFER_OVERFLOW, the rest cancelled
+            protocolError(term, h, term == Term.DDP_UNTAGGED_TOO_LONG ? NtStatus.STATUS_BUFFER_OVERFLOW
+                : NtStatus.STATUS_CANCELLED);
         }
     }
 
@@ -115,10 +117,8 @@ final class RxDispatch implements FpduListener {
         int length = h.payloadLength();
         if (placement.failed()) {
             boolean tagged = opcode.tagged();
-            if (!tagged) {
-                send.fail(NtStatus.STATUS_BUFFER_OVERFLOW, Term.DDP_UNTAGGED_TOO_LONG);
-            }
-            protocolError(tagged ? Term.DDP_TAGGED_BASE_BOUNDS : Term.DDP_UNTAGGED_TOO_LONG, h);
+            protocolError(tagged ? Term.DDP_TAGGED_BASE_BOUNDS : Term.DDP_UNTAGGED_TOO_LONG, h,
+                tagged ? NtStatus.STATUS_CANCELLED : NtStatus.STATUS_BUFFER_OVERFLOW);
             return;
         }
         int term = 0;
@@ -145,9 +145,16 @@ final class RxDispatch implements FpduListener {
 
     /** A check failed on the current FPDU: Terminate (attachments per IWARP.md 3.8), stop decoding. */
     private void protocolError(int term, FpduHeaderView header) {
+        protocolError(term, header, NtStatus.STATUS_CANCELLED);
+    }
+
+    /**
+     * {@link #protocolError(int, FpduHeaderView)}; a Send in progress completes its receive with {@code status}, once
+     * the failure is recorded ({@link IwarpConnection#fail(Failure, Runnable)}).
+     */
+    private void protocolError(int term, FpduHeaderView header, int status) {
         Failure f = terminates.sending(term, header);
-        send.fail(NtStatus.STATUS_CANCELLED, term);
-        connection.fail(f);
+        connection.fail(f, () -> send.fail(status, term));
         decoder.stop();
     }
 }

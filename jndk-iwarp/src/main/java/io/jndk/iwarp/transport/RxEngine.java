@@ -40,6 +40,11 @@ final class RxEngine implements Runnable {
     static final int STEP_READ = 1, STEP_IDLE = 0, STEP_END = -1;
     /** {@link #placeDirect}: the payload is not for a direct read; the buffered read takes what comes. */
     private static final int PLACE_BUFFERED = -2;
+    /**
+     * {@link #placeDirect}: a large payload waits but nothing has arrived (blocking mode): a short buffered read waits
+     * for it, so that no read straight into consumer memory ever waits for input.
+     */
+    private static final int PLACE_AWAIT = -3;
     private static final int RX_BUFFER = 64 * 1024;
     /** Read size while large frames arrive: a whole header, a little payload at most. */
     private static final int HEADER_READ = 64;
@@ -64,8 +69,6 @@ final class RxEngine implements Runnable {
 
     // ---- read by other threads ----------------------------------------------------------------------------
     private volatile Thread thread;
-    /** The receive side is in (or about to enter) a read straight into consumer memory. */
-    private volatile boolean directRead;
 
     // ---- owned by whoever runs the receive side -----------------------------------------------------------
     /** Where the stream is read into when it is not placed directly. */
@@ -106,11 +109,6 @@ final class RxEngine implements Runnable {
     /** Wakes the receive thread where it parks (standing by for polling consumers). */
     void unpark() {
         LockSupport.unpark(thread);
-    }
-
-    /** @return whether the receive side is in a read straight into consumer memory (a failure shuts the input) */
-    boolean inDirectRead() {
-        return directRead;
     }
 
     // ---- the receive thread -------------------------------------------------------------------------------
@@ -164,11 +162,15 @@ final class RxEngine implements Runnable {
      */
     int step(boolean engineThread) throws IOException {
         int direct = placeDirect();
-        if (direct != PLACE_BUFFERED) {
+        if (direct != PLACE_BUFFERED && direct != PLACE_AWAIT) {
             return direct;
         }
         buffer.clear();
-        if (placement.largeFrames()) {
+        if (direct == PLACE_AWAIT) {
+            // wait for the payload in this buffer, taking a header's worth of it at most: the next step places the
+            // rest directly, from what has arrived by then
+            buffer.limit(HEADER_READ);
+        } else if (placement.largeFrames()) {
             // after a large frame, take just the next header so that its payload can go straight into its target
             // instead of through this buffer; a payload that is not placed directly (too little left after its
             // header, no target) is taken whole, not a header's worth at a time
@@ -195,8 +197,14 @@ final class RxEngine implements Runnable {
      * Direct data placement: when the decoder waits for payload of a checked target, read the payload from the
      * socket straight into the target memory (scattering read), then account for it in the decoder (CRC).
      *
-     * @return {@link #STEP_READ}, {@link #STEP_IDLE} (non-blocking, nothing there yet), or {@link #PLACE_BUFFERED}:
-     *     not for a direct read, or the end of the stream (which the buffered read sees)
+     * <p>Such a read never waits for input: in blocking mode it takes only what has arrived ({@code available()}),
+     * and when nothing has, a short buffered read waits instead ({@link #PLACE_AWAIT}); in polling mode the channel
+     * is non-blocking anyway. So a failure never finds the receive side waiting inside consumer memory: it sees the
+     * failure before its next read and only drains from then on, and nothing but shutting the input (which would end
+     * the drain, see {@link IwarpConnection#fail}) would be needed to wake it.
+     *
+     * @return {@link #STEP_READ}, {@link #STEP_IDLE} (non-blocking, nothing there yet), {@link #PLACE_AWAIT} or
+     *     {@link #PLACE_BUFFERED}: not for a direct read, or the end of the stream (which the buffered read sees)
      */
     private int placeDirect() throws IOException {
         int remaining = decoder.payloadRemaining();
@@ -204,6 +212,18 @@ final class RxEngine implements Runnable {
         // small payloads are cheaper to take with the next buffered read than with a read of their own
         if (remaining < RxPlacement.DIRECT_PLACEMENT_MIN || target == null || draining) {
             return PLACE_BUFFERED;
+        }
+        int readAhead = READ_AHEAD;
+        if (!drive.polling()) {
+            int ready = input == null ? 0 : input.available();
+            if (ready == 0) {
+                return PLACE_AWAIT;
+            }
+            if (ready < RxPlacement.DIRECT_PLACEMENT_MIN && ready < remaining) {
+                return PLACE_BUFFERED; // a little has arrived: the buffered read takes it (copies are cheap there)
+            }
+            readAhead = Math.min(READ_AHEAD, ready - Math.min(ready, remaining));
+            remaining = Math.min(remaining, ready);
         }
         int k = target.slices(placement.offset(), remaining, Long.MAX_VALUE, views, 0);
         if (k <= 0 || k >= views.length) {
@@ -215,21 +235,15 @@ final class RxEngine implements Runnable {
         }
         // the same read takes the FPDU's pad and CRC and the start of what follows (the next header) into the
         // receive buffer: one system call per FPDU while the stream keeps up
-        buffer.clear().limit(READ_AHEAD);
+        buffer.clear().limit(readAhead);
         views[k] = buffer;
-        long n;
-        directRead = true;
-        try {
-            // a failure recorded from now on shuts the input down (IwarpConnection.fail); one recorded before is
-            // seen here
-            if (state.failure() != null) {
-                Arrays.fill(views, 0, k + 1, null);
-                return PLACE_BUFFERED;
-            }
-            n = channel.read(views, 0, k + 1);
-        } finally {
-            directRead = false;
+        // a failure recorded before is seen here; one recorded during the read finds it taking only octets that had
+        // arrived before (blocking mode), and the next step drains
+        if (state.failure() != null) {
+            Arrays.fill(views, 0, k + 1, null);
+            return PLACE_BUFFERED;
         }
+        long n = channel.read(views, 0, readAhead > 0 ? k + 1 : k);
         views[k] = null;
         if (n <= 0) {
             for (int i = 0; i < k; i++) {
@@ -277,8 +291,7 @@ final class RxEngine implements Runnable {
             connection.failPassive(NtStatus.STATUS_CONNECTION_ABORTED);
             return;
         }
-        dispatch.abandonReceive();
-        connection.fail(dispatch.terminates().answering(error, decoder));
+        connection.fail(dispatch.terminates().answering(error, decoder), dispatch::abandonReceive);
     }
 
     /** The stream ended (the receive thread read the peer's FIN). */

@@ -279,7 +279,7 @@ class MpaConnectTest {
         l.close();
         assertThat(l.isOpen()).isFalse();
         assertThat(p.state()).isEqualTo(PendingMpaConnection.State.CLOSED);
-        assertThat(failed(client.get(GUARD_MS, TimeUnit.MILLISECONDS)).reason()).isEqualTo(MpaFailure.REFUSED);
+        assertThat(failed(client.get(GUARD_MS, TimeUnit.MILLISECONDS)).reason()).isEqualTo(MpaFailure.PEER_CLOSED);
         assertThat(failed(connect(l, MpaParams.of(1, 1, null))).reason()).isEqualTo(MpaFailure.REFUSED);
     }
 
@@ -306,8 +306,10 @@ class MpaConnectTest {
     }
 
     @Test
-    void peerClosingDuringSetupIsRefused() throws Exception {
-        assertThat(rawResponder(new byte[0]).outcome.reason()).isEqualTo(MpaFailure.REFUSED);
+    void peerClosingDuringSetupIsPeerClosed() throws Exception {
+        MpaOutcome.Failed f = rawResponder(new byte[0]).outcome;
+        assertThat(f.reason()).isEqualTo(MpaFailure.PEER_CLOSED);
+        assertThat(f.detail()).contains("closed the TCP connection before its MPA Reply");
     }
 
     @Test
@@ -315,23 +317,65 @@ class MpaConnectTest {
         String key = "4d504120494420526570204672616d65";
         // wrong key (the Request key): siw sends Terminate LLP/MPA 0x04, so does jndk
         RawResult badKey = rawResponder(hex("4d504120494420526571204672616d65 10020004 00010001"));
-        assertThat(badKey.outcome.reason()).isEqualTo(MpaFailure.REFUSED);
+        assertThat(badKey.outcome.reason()).isEqualTo(MpaFailure.BAD_FRAME);
+        assertThat(badKey.outcome.detail()).contains("wrong key", "MPA ID Req Frame");
         assertThat(hex(badKey.afterRequest)).isEqualTo("0016" + "4147" + "00000000" + "00000002" + "00000001" + "00000000"
             + "20040000" + "00000000");
-        assertThat(rawResponder(hex(key + "10030004 00010001")).outcome.reason()).isEqualTo(MpaFailure.REFUSED);
-        assertThat(rawResponder(hex(key + "90020004 00010001")).outcome.detail()).contains("markers");
+        MpaOutcome.Failed rev3 = rawResponder(hex(key + "10030004 00010001")).outcome;
+        assertThat(rev3.reason()).isEqualTo(MpaFailure.BAD_REVISION);
+        assertThat(rev3.detail()).contains("revision 3");
+        MpaOutcome.Failed markers = rawResponder(hex(key + "90020004 00010001")).outcome;
+        assertThat(markers.reason()).isEqualTo(MpaFailure.MARKERS);
+        assertThat(markers.detail()).contains("markers");
         byte[] tooLong = new byte[20 + 300];
         System.arraycopy(hex(key + "1002012c"), 0, tooLong, 0, 20);
-        assertThat(rawResponder(tooLong).outcome.detail()).contains("300");
-        assertThat(rawResponder(hex(key + "00010000")).outcome.detail()).contains("not enhanced");
+        MpaOutcome.Failed longPd = rawResponder(tooLong).outcome;
+        assertThat(longPd.reason()).isEqualTo(MpaFailure.PRIVATE_DATA_TOO_LONG);
+        assertThat(longPd.detail()).contains("300");
+        MpaOutcome.Failed rev1 = rawResponder(hex(key + "00010000")).outcome;
+        assertThat(rev1.reason()).isEqualTo(MpaFailure.BAD_REVISION);
+        assertThat(rev1.detail()).contains("revision 1");
+        MpaOutcome.Failed plain = rawResponder(hex(key + "00020000")).outcome;
+        assertThat(plain.reason()).isEqualTo(MpaFailure.BAD_FRAME);
+        assertThat(plain.detail()).contains("not enhanced");
         // reply selects Read RTR although only Write was offered: Terminate 2/0/7
         RawResult noRtr = rawResponder(hex(key + "10020004 80014001"));
-        assertThat(noRtr.outcome.reason()).isEqualTo(MpaFailure.REFUSED);
+        assertThat(noRtr.outcome.reason()).isEqualTo(MpaFailure.NO_MATCHING_RTR);
         assertThat(hex(noRtr.afterRequest)).contains("20070000");
         // responder ORD above what this side can take: Terminate 2/0/6
         RawResult ird = rawResponder(hex(key + "10020004 80018081"));
         assertThat(ird.outcome.reason()).isEqualTo(MpaFailure.INSUFFICIENT_RESOURCES);
         assertThat(hex(ird.afterRequest)).contains("20060000");
+    }
+
+    /**
+     * The Terminate of a failed setup reaches a responder that sends FPDUs right behind its Reply and reads only once
+     * the initiator has given up: the initiator half-closes and drains them before it closes (a close with them unread
+     * would be a reset), 20 times back to back.
+     */
+    @Test
+    void theTerminateOfAFailedSetupReachesAResponderThatKeepsSending() throws Exception {
+        String key = "4d504120494420526570204672616d65";
+        byte[] behind = new byte[256 * 1024];
+        for (int i = 0; i < 20; i++) {
+            try (ServerSocket raw = new ServerSocket(0, 4, java.net.InetAddress.getLoopbackAddress())) {
+                InetSocketAddress to = new InetSocketAddress(raw.getInetAddress(), raw.getLocalPort());
+                CompletableFuture<MpaOutcome> client = CompletableFuture.supplyAsync(
+                    () -> MpaInitiator.connect(null, to, MpaParams.of(1, 1, null)), r -> Thread.ofVirtual().start(r));
+                try (Socket s = raw.accept()) {
+                    s.setSoTimeout(GUARD_MS);
+                    CmTestSupport.readExactly(s, 24);
+                    // a Reply selecting a Read RTR although only Write was offered, then a stream of octets
+                    s.getOutputStream().write(hex(key + "10020004 80014001"));
+                    assertThat(failed(client.get(GUARD_MS, TimeUnit.MILLISECONDS)).reason())
+                        .isEqualTo(MpaFailure.NO_MATCHING_RTR);
+                    s.getOutputStream().write(behind);
+                    s.shutdownOutput();
+                    byte[] got = s.getInputStream().readAllBytes(); // a reset would throw
+                    assertThat(hex(got)).as("run %d: the Terminate, then an orderly close", i).contains("20070000");
+                }
+            }
+        }
     }
 
     private record RawResult(MpaOutcome.Failed outcome, byte[] afterRequest) {
@@ -356,6 +400,58 @@ class MpaConnectTest {
                 s.getOutputStream().write(reply);
                 MpaOutcome.Failed f = failed(client.get(GUARD_MS, TimeUnit.MILLISECONDS));
                 return new RawResult(f, CmTestSupport.readUntilClose(s));
+            }
+        }
+    }
+
+    /** A Terminate where the Reply should be is the peer's error, named, and not answered with a Terminate. */
+    @Test
+    void aTerminateInPlaceOfTheReplyIsThePeersError() throws Exception {
+        // MPA length 22, untagged last DDP v1, RDMAP v1 Terminate, QN 2, MSN 1, MO 0, control LLP/MPA 0x07, CRC 0
+        RawResult t = rawResponder(hex("0016" + "4147" + "00000000" + "00000002" + "00000001" + "00000000"
+            + "20070000" + "00000000"));
+        assertThat(t.outcome.reason()).isEqualTo(MpaFailure.TERMINATED);
+        assertThat(t.outcome.detail()).contains("Terminate", "LLP_NO_MATCHING_RTR", "layer 2, type 0, code 0x07");
+        assertThat(t.afterRequest).as("nothing sent back").isEmpty();
+    }
+
+    /**
+     * A reject whose C differs from the Request's is a CRC policy refusal (siw with mpa_crc_strict); a consumer's reject
+     * echoes C.
+     */
+    @Test
+    void aRejectThatChangesTheCrcFlagIsACrcPolicyRefusal() throws Exception {
+        String key = "4d504120494420526570204672616d65";
+        for (boolean crc : new boolean[] {false, true}) {
+            try (ServerSocket raw = new ServerSocket(0, 4, java.net.InetAddress.getLoopbackAddress())) {
+                InetSocketAddress to = new InetSocketAddress(raw.getInetAddress(), raw.getLocalPort());
+                CompletableFuture<MpaOutcome> client = CompletableFuture.supplyAsync(
+                    () -> MpaInitiator.connect(null, to, MpaParams.of(1, 1, null).withCrc(crc)),
+                    r -> Thread.ofVirtual().start(r));
+                try (Socket s = raw.accept()) {
+                    s.setSoTimeout(GUARD_MS);
+                    CmTestSupport.readExactly(s, 24);
+                    // R = 1, S = 1, C the opposite of the Request's
+                    s.getOutputStream().write(hex(key + (crc ? "30" : "70") + "020004 00010001"));
+                    MpaOutcome o = client.get(GUARD_MS, TimeUnit.MILLISECONDS);
+                    assertThat(o).isInstanceOf(MpaOutcome.Rejected.class);
+                    assertThat(((MpaOutcome.Rejected) o).crcPolicy()).as("crc " + crc).isTrue();
+                }
+            }
+        }
+        try (ServerSocket raw = new ServerSocket(0, 4, java.net.InetAddress.getLoopbackAddress())) {
+            InetSocketAddress to = new InetSocketAddress(raw.getInetAddress(), raw.getLocalPort());
+            CompletableFuture<MpaOutcome> client = CompletableFuture.supplyAsync(
+                () -> MpaInitiator.connect(null, to, MpaParams.of(1, 1, null).withCrc(false)),
+                r -> Thread.ofVirtual().start(r));
+            try (Socket s = raw.accept()) {
+                s.setSoTimeout(GUARD_MS);
+                CmTestSupport.readExactly(s, 24);
+                s.getOutputStream().write(hex(key + "30020006 00010001 6e6f"));
+                MpaOutcome o = client.get(GUARD_MS, TimeUnit.MILLISECONDS);
+                assertThat(o).isInstanceOf(MpaOutcome.Rejected.class);
+                assertThat(((MpaOutcome.Rejected) o).crcPolicy()).as("C echoed").isFalse();
+                assertThat(((MpaOutcome.Rejected) o).privateData()).containsExactly((byte) 'n', (byte) 'o');
             }
         }
     }

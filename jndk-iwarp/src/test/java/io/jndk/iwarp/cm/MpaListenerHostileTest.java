@@ -155,7 +155,7 @@ class MpaListenerHostileTest {
         })) {
             MpaOutcome o = MpaInitiator.connect(ANY_LOOPBACK, l.localAddress(), MpaParams.of(1, 1, null));
             assertThat(o).isInstanceOf(MpaOutcome.Failed.class);
-            assertThat(((MpaOutcome.Failed) o).reason()).isEqualTo(MpaFailure.REFUSED);
+            assertThat(((MpaOutcome.Failed) o).reason()).isEqualTo(MpaFailure.PEER_CLOSED);
             assertThat(l.pendingCount()).isZero();
         }
     }

@@ -46,7 +46,7 @@ class MpaWireBytesTest {
             // the raw listener closed without answering: like siw against hostpeer's listen-raw
             MpaOutcome o = client.get(GUARD_MS, TimeUnit.MILLISECONDS);
             assertThat(o).isInstanceOf(MpaOutcome.Failed.class);
-            assertThat(((MpaOutcome.Failed) o).reason()).isEqualTo(MpaFailure.REFUSED);
+            assertThat(((MpaOutcome.Failed) o).reason()).isEqualTo(MpaFailure.PEER_CLOSED);
             return request;
         }
     }

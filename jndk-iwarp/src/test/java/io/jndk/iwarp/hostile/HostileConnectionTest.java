@@ -222,10 +222,10 @@ class HostileConnectionTest {
     }
 
     /**
-     * A large Write is partly placed (the receive thread waits in a read straight into the target) when the consumer
-     * closes its QP, which aborts the connection. The rest of the Write, sent by the peer after it has read jndk's
-     * Terminate and while it keeps the connection open, must never land in the target: the abort wakes that read
-     * instead of leaving it to place whatever arrives until the connection closes.
+     * A large Write is partly placed (the receive thread waits for the rest of its payload) when the consumer closes
+     * its QP, which aborts the connection. The rest of the Write, sent by the peer after it has read jndk's Terminate
+     * and while it keeps the connection open, must never land in the target: a read straight into the target only
+     * takes what has arrived, so the receive thread waits in a buffered read instead, sees the failure and drains.
      */
     @Test
     void restOfALargeWriteAfterALocalAbortIsNotPlaced() throws Exception {

@@ -110,6 +110,8 @@ final class HostileKit implements AutoCloseable {
         volatile NdkConnector connector;
         final CompletableFuture<Integer> accepted = new CompletableFuture<>();
         final CompletableFuture<Void> disconnected = new CompletableFuture<>();
+        /** Run in the disconnect callback (on the adapter's callback thread), as a consumer that closes at once. */
+        volatile Runnable onDisconnect;
 
         Accepting(NdkQp qp, int ird) {
             this.qp = qp;
@@ -215,7 +217,13 @@ final class HostileKit implements AutoCloseable {
         }
         a.connector = c;
         objects.push(c);
-        int s = c.accept(a.qp, a.ird, 1, null, ctx -> a.disconnected.complete(null), null,
+        int s = c.accept(a.qp, a.ird, 1, null, ctx -> {
+            a.disconnected.complete(null);
+            Runnable r = a.onDisconnect;
+            if (r != null) {
+                r.run();
+            }
+        }, null,
             (ctx, st) -> a.accepted.complete(st), null);
         if (s != NtStatus.STATUS_PENDING) {
             a.accepted.complete(s);
@@ -335,9 +343,30 @@ final class HostileKit implements AutoCloseable {
         }
     }
 
+    /**
+     * Starts closing {@code o} without waiting (callbacks may do this): the future completes with its close
+     * completion.
+     */
+    CompletableFuture<Void> closeLater(NdkClosable o) {
+        objects.remove(o);
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        if (o.close(ctx -> f.complete(null), null) != NtStatus.STATUS_PENDING) {
+            f.complete(null);
+        }
+        return f;
+    }
+
     /** Closes every object (newest first) and the adapter; then sockets and jndk threads return to the baseline. */
     @Override
     public void close() {
+        close(() -> { });
+    }
+
+    /**
+     * As {@link #close()}, running {@code afterArena} once the arena is closed (or failed to close), before the leak
+     * check: a test's own sockets close there.
+     */
+    void close(Runnable afterArena) {
         try {
             while (!objects.isEmpty()) {
                 close(objects.peek());
@@ -347,9 +376,13 @@ final class HostileKit implements AutoCloseable {
             }
             assertGuardsIntact();
         } finally {
-            arena.close();
-            jndkLog.removeHandler(logWatch);
-            Thread.setDefaultUncaughtExceptionHandler(previousHandler);
+            try {
+                arena.close();
+            } finally {
+                afterArena.run();
+                jndkLog.removeHandler(logWatch);
+                Thread.setDefaultUncaughtExceptionHandler(previousHandler);
+            }
         }
         Leaks.assertBackTo(baseline);
         if (!escaped.isEmpty()) {

@@ -135,6 +135,14 @@ final class RawPeer implements AutoCloseable {
         while ((fpdu[3] & 0x0F) == RdmapOpcode.RDMA_READ_RESPONSE.code()) {
             fpdu = readFpdu(); // Read Responses jndk sent before it found the error
         }
+        Terminate out = decodeTerminate(fpdu);
+        socket.shutdownOutput();
+        assertThat(CmTestSupport.readUntilClose(socket)).as("nothing after the Terminate").isEmpty();
+        return out;
+    }
+
+    /** Checks that {@code fpdu} is a Terminate (untagged, opcode 7, QN 2, MSN 1, MO 0, its CRC) and decodes it. */
+    Terminate decodeTerminate(byte[] fpdu) {
         int ulpdu = (fpdu[0] & 0xFF) << 8 | fpdu[1] & 0xFF;
         ByteBuffer b = ByteBuffer.wrap(fpdu);
         assertThat(b.get(2) & 0x80).as("untagged").isZero();
@@ -151,10 +159,7 @@ final class RawPeer implements AutoCloseable {
         }
         TerminateFlyweight t = new TerminateFlyweight().wrap(b, FpduFlyweight.ULPDU_OFFSET
             + DdpUntaggedHeaderFlyweight.LENGTH, ulpdu - DdpUntaggedHeaderFlyweight.LENGTH);
-        Terminate out = new Terminate(t.layer(), t.errorType(), t.errorCode(), t.flagD(), t.flagR(), fpdu);
-        socket.shutdownOutput();
-        assertThat(CmTestSupport.readUntilClose(socket)).as("nothing after the Terminate").isEmpty();
-        return out;
+        return new Terminate(t.layer(), t.errorType(), t.errorCode(), t.flagD(), t.flagR(), fpdu);
     }
 
     /** Reads FPDUs until a Terminate arrives and returns it, leaving the connection open both ways. */
@@ -167,7 +172,7 @@ final class RawPeer implements AutoCloseable {
     }
 
     /** Reads one whole FPDU (length field, ULPDU, pad, CRC). */
-    private byte[] readFpdu() throws IOException {
+    byte[] readFpdu() throws IOException {
         byte[] length = CmTestSupport.readExactly(socket, FpduFlyweight.LENGTH_FIELD_LENGTH);
         int ulpdu = (length[0] & 0xFF) << 8 | length[1] & 0xFF;
         return concat(length, CmTestSupport.readExactly(socket, FpduFlyweight.fpduLength(ulpdu) - length.length));

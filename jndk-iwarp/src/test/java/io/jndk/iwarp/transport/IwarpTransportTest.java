@@ -2,6 +2,7 @@ package io.jndk.iwarp.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jndk.api.ConnectFailure;
 import io.jndk.api.NtStatus;
 import io.jndk.provider.spi.ActiveHandler;
 import io.jndk.provider.spi.ConnectRequest;
@@ -34,12 +35,12 @@ class IwarpTransportTest {
         }
 
         @Override
-        public void onRejected(byte[] privateData) {
+        public void onRejected(byte[] privateData, ConnectFailure.Reason reason, String detail) {
             result.complete("rejected " + new String(privateData, java.nio.charset.StandardCharsets.US_ASCII));
         }
 
         @Override
-        public void onFailed(int status) {
+        public void onFailed(int status, ConnectFailure.Reason reason, String detail) {
             result.complete("failed " + Integer.toHexString(status));
         }
 

@@ -2,6 +2,7 @@ package io.jndk.iwarp.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jndk.api.ConnectFailure;
 import io.jndk.provider.spi.ActiveHandler;
 import io.jndk.provider.spi.ConnectRequest;
 import io.jndk.provider.spi.PassiveHandler;
@@ -54,12 +55,12 @@ final class Pair implements AutoCloseable {
                 }
 
                 @Override
-                public void onRejected(byte[] privateData) {
+                public void onRejected(byte[] privateData, ConnectFailure.Reason reason, String detail) {
                     replied.completeExceptionally(new AssertionError("rejected"));
                 }
 
                 @Override
-                public void onFailed(int status) {
+                public void onFailed(int status, ConnectFailure.Reason reason, String detail) {
                     replied.completeExceptionally(new AssertionError("failed " + Integer.toHexString(status)));
                 }
             });

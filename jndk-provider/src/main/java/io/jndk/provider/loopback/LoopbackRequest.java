@@ -1,5 +1,6 @@
 package io.jndk.provider.loopback;
 
+import io.jndk.api.ConnectFailure;
 import io.jndk.api.NtStatus;
 import io.jndk.provider.spi.ActiveHandler;
 import io.jndk.provider.spi.ConnectRequest;
@@ -85,7 +86,8 @@ final class LoopbackRequest implements IncomingRequest {
             }
             phase = Phase.OVER;
         }
-        active.onFailed(NtStatus.STATUS_IO_TIMEOUT);
+        active.onFailed(NtStatus.STATUS_IO_TIMEOUT, ConnectFailure.Reason.TIMEOUT,
+                "the listener's consumer neither accepted nor rejected the request in time");
     }
 
     // ---- the listener's side (IncomingRequest) ------------------------------------------------
@@ -175,7 +177,8 @@ final class LoopbackRequest implements IncomingRequest {
             tell = !inline;
         }
         if (tell) {
-            active.onFailed(NtStatus.STATUS_CONNECTION_REFUSED);
+            active.onFailed(NtStatus.STATUS_CONNECTION_REFUSED, ConnectFailure.Reason.PEER_CLOSED,
+                    "the listener dropped the request without an answer (paused, closing, or its backlog is full)");
         }
     }
 

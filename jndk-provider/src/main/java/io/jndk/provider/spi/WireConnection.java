@@ -55,6 +55,22 @@ public interface WireConnection {
     default void consumerArmed() {
     }
 
+    /**
+     * Runs {@code action} once the transport's threads have left the QP's memory for good: no cursor of the QP's port
+     * is read or written from then on, so the consumer may free or reuse that memory. It comes after the connection
+     * ended (a failure, the peer's close, {@code disconnect}, {@code abort}, {@code reset}, {@code reject}) and its
+     * threads stopped; if that is so already, {@code action} runs at once on the calling thread, otherwise on a
+     * transport thread, once. A transport bounds it: after {@code abort} or {@code reset} it comes within the
+     * transport's own linger bound (iwarp: the Terminate's drain, at most {@code LINGER_MILLIS}) plus the time its
+     * threads take to leave a system call. The provider holds the QP's close open until then.
+     *
+     * <p>The default is for transports whose data path runs only on the calling threads (loopback): nothing of theirs
+     * is left in the QP's memory once those calls have returned.
+     */
+    default void whenReleased(Runnable action) {
+        action.run();
+    }
+
     /** This connection's data-path counters (FPDUs, CRC errors), summed into the adapter's counters. */
     WireCounters counters();
 

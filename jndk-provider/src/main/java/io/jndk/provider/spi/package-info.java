@@ -48,5 +48,11 @@
  * carries the status, and every request behind it completes cancelled, even one the transport already reported
  * sent), an orderly close by the peer with {@link io.jndk.provider.spi.QpPort#peerClosed}; after the
  * provider's own {@code abort} or {@code reset} the transport reports nothing back.
+ *
+ * <h2>Teardown</h2>
+ * A Terminate must reach the peer: after one of its own (a failed check, a local error, the provider's {@code abort})
+ * a transport stops placing, sends it, and closes in order however soon the provider asks for a {@code reset}. The
+ * provider holds a QP's close open until {@link io.jndk.provider.spi.WireConnection#whenReleased} says the
+ * transport's threads have left the QP's memory, so a consumer may free its buffers once the close completed.
  */
 package io.jndk.provider.spi;

@@ -1,5 +1,8 @@
 package io.jndk.tools.kit;
 
+import io.jndk.api.ConnectFailure;
+import io.jndk.api.IntRef;
+import io.jndk.api.NdkConnector;
 import io.jndk.api.NtStatus;
 import java.util.concurrent.TimeoutException;
 
@@ -93,6 +96,61 @@ public final class Failure extends RuntimeException {
                             + " iWARP/MPA endpoint? do both sides agree on --crc and markers?)");
             default -> new Failure(Kind.OTHER, "cannot connect to " + at + ": " + NtStatus.describe(status));
         };
+    }
+
+    /**
+     * A failed connection attempt of {@code conn} to {@code at} ("host:port") with status {@code status}: the line names
+     * the reason the provider gives beside the status ({@link NdkConnector#connectFailure()}: a rejection and its
+     * private data, no listener, a timeout, or which part of the MPA negotiation failed), and the exit status follows
+     * it (a rejection 5, nothing listening 4, no answer 7, an MPA mismatch 8). Without a reason it is
+     * {@link #connect(String, int, String, String)}.
+     */
+    public static Failure connect(String at, NdkConnector conn, int status, String serverHint) {
+        ConnectFailure why = conn == null ? null : conn.connectFailure().orElse(null);
+        if (why == null || why.status() != status) {
+            return connect(at, status, conn == null ? null : peerText(conn), serverHint);
+        }
+        String to = "cannot connect to " + at + ": ";
+        String detail = why.detail();
+        String hint = serverHint == null ? "" : "; " + serverHint;
+        return switch (why.reason()) {
+            case REJECTED -> {
+                byte[] data = why.privateData();
+                String text = printable(data, data.length);
+                yield new Failure(Kind.REJECTED, "the server at " + at + " rejected the connection"
+                        + (text != null ? ": " + text : " (it gave no reason)"));
+            }
+            case NO_LISTENER -> new Failure(Kind.REFUSED, to + "connection refused (nothing listens there: check the"
+                    + " address and port" + hint + ")");
+            case TIMEOUT -> new Failure(Kind.UNREACHABLE, to + "no answer in time (" + detail + "; check that the host"
+                    + " is up, that a firewall lets the port through, and that the server speaks iWARP/MPA)");
+            case UNREACHABLE -> connect(at, status, null, serverHint);
+            case PEER_CLOSED -> new Failure(Kind.MPA, to + "the peer closed the connection during MPA negotiation ("
+                    + detail + "; is it an iWARP/MPA endpoint? is its listener paused or full?)");
+            case PEER_TERMINATED -> new Failure(Kind.MPA, to + "the peer ended the MPA negotiation with an error: "
+                    + detail);
+            case VERSION_MISMATCH -> new Failure(Kind.MPA, to + "the peer speaks another MPA revision: " + detail);
+            case CRC_MISMATCH -> new Failure(Kind.MPA, to + "the peer and this side disagree on MPA CRCs: " + detail
+                    + " (run both sides with the same --crc setting)");
+            case FRAMING_MISMATCH -> new Failure(Kind.MPA, to + "the peer needs MPA markers, which jndk does not"
+                    + " support: " + detail);
+            case STARTUP_MISMATCH -> new Failure(Kind.MPA, to + "no common way to start the connection: " + detail);
+            case PRIVATE_DATA_TOO_LONG -> new Failure(Kind.MPA, to + "the peer's answer carries too much private data: "
+                    + detail);
+            case PROTOCOL_ERROR -> new Failure(Kind.MPA, to + "the peer's answer is not valid MPA: " + detail
+                    + " (is it an iWARP/MPA endpoint?)");
+            case READ_LIMITS -> new Failure(Kind.MPA, to + "MPA negotiation failed: the peer needs more RDMA Read"
+                    + " resources than this side grants (" + detail + ")");
+            case LOCAL -> new Failure(Kind.OTHER, to + detail + " (" + NtStatus.describe(status) + ")");
+        };
+    }
+
+    /** The private data {@code conn}'s peer sent with its answer, as one printable line, or null. */
+    private static String peerText(NdkConnector conn) {
+        byte[] data = new byte[256];
+        IntRef length = new IntRef(data.length);
+        return conn.getConnectionData(null, null, data, length) == NtStatus.STATUS_SUCCESS
+                ? printable(data, length.value) : null;
     }
 
     /** A failed Listen on {@code at} ("host:port") with status {@code status}. */

@@ -133,7 +133,7 @@ final class NdEngine {
         IntRef length = new IntRef(data.length);
         IntRef outbound = new IntRef(0);
         if (st != NtStatus.STATUS_SUCCESS) {
-            throw Failure.connect(at, st, Session.peerText(conn), "start the server first: ./jndk " + test.tool + " -s");
+            throw Failure.connect(at, conn, st, "start the server first: ./jndk " + test.tool + " -s");
         }
         Checks.check(conn.getConnectionData(null, outbound, data, length), "GetConnectionData");
         try {

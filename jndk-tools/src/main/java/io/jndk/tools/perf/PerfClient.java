@@ -304,7 +304,7 @@ final class PerfClient {
             if (reason != null) {
                 throw new Failure(Failure.Kind.REJECTED, "the jndk server at " + at + " rejected the request: " + reason);
             }
-throw Failure.connect(at, st, null, "start one first: ./jndk perf --server");
+throw Failure.connect(at, conn, st, "start one first: ./jndk perf --server");
         }
         Checks.check(conn.getConnectionData(null, outbound, data, length), "GetConnectionData");
         try {

@@ -122,7 +122,7 @@ final class PerftestClient extends PerftestRun {
                 Thread.sleep(Math.min(500, 50L * attempt)); // the server re-listens: a back-off, not a synchronisation
                 continue;
             }
-            Failure why = Failure.connect(at, st, null, "start the server first: ./jndk " + tool() + " -R");
+            Failure why = Failure.connect(at, conn, st, "start the server first: ./jndk " + tool() + " -R");
             throw new Failure(why.kind(), "Unable to connect the " + what + " connection: " + why.getMessage());
         }
         IntRef outbound = new IntRef();

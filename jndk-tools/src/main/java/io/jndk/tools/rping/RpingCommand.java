@@ -198,7 +198,7 @@ public final class RpingCommand implements Callable<Integer> {
             throw new Failure("cannot connect to " + at + ": " + e);
         }
         if (st != NtStatus.STATUS_SUCCESS) {
-            throw Failure.connect(at, st, Session.peerText(conn), "start the server first: ./jndk rping -s -a ADDR");
+            throw Failure.connect(at, conn, st, "start the server first: ./jndk rping -s -a ADDR");
         }
         debug("CONNECT_RESPONSE");
         Sync.request("CompleteConnect", (rc, c) -> conn.completeConnect(x -> s.onDisconnect(), null, rc, c));
