@@ -3,7 +3,6 @@ package io.jndk.provider;
 import io.jndk.api.ConnectFailure;
 import io.jndk.api.DisconnectEventCallback;
 import io.jndk.api.DisconnectEventCallbackEx;
-import io.jndk.api.DisconnectReason;
 import io.jndk.api.IntRef;
 import io.jndk.api.NdkConnector;
 import io.jndk.api.NdkCounter;
@@ -50,11 +49,10 @@ final class SoftConnector extends SoftObject implements NdkConnector {
     /** Active side: the local endpoint held, and the request (kept for a retry from a fresh port). */
     private final HeldEndpoint endpoint = new HeldEndpoint(this);
     private ConnectRequest connectRequest;
-    private byte[] peerPrivateData;
     /** Active side: why the last attempt failed (set before its completion, cleared by the next attempt). */
     private ConnectFailure failure;
-    /** Read limits as requested (after local capping) and as negotiated. */
-    private int reqIrd, reqOrd, effIrd, effOrd;
+    /** The peer's private data, the read limits as requested (after local capping) and as negotiated. */
+    private final ConnectionData data = new ConnectionData();
     private final PendingRequest pending = new PendingRequest(this);
     private final DisconnectEvent disconnectEvent = new DisconnectEvent(this);
     /** Active side: the connect deadline. */
@@ -76,14 +74,6 @@ final class SoftConnector extends SoftObject implements NdkConnector {
         // Called under the lifetime lock: taking this connector's monitor here would invert the lock order
         // of paths that hold the monitor and ask isOpen() (deadlock between a close and a disconnect event).
         return pending.none();
-    }
-
-    /**
-     * A read limit capped to the adapter's maximum. Both are ULONGs: a limit of 2^31 or more is a large number, capped
-     * like any other, never a negative one.
-     */
-    static int cap(int limit, int max) {
-        return Integer.compareUnsigned(limit, max) < 0 ? limit : max;
     }
 
     private void cancelTimer() {
@@ -134,16 +124,14 @@ final class SoftConnector extends SoftObject implements NdkConnector {
             failure = null;
             if ((src.getAddress() instanceof Inet4Address) != (dst.getAddress() instanceof Inet4Address)) {
                 sq.detach(this);
-                failure = new ConnectFailure(NtStatus.STATUS_NETWORK_UNREACHABLE, ConnectFailure.Reason.UNREACHABLE,
-                    "the source and the destination are of different address families", null);
+                failure = ConnectFailures.differentFamilies();
                 return adapter.completeRequest(NtStatus.STATUS_NETWORK_UNREACHABLE, rc, ctx);
             }
             int taken = endpoint.take(src, se, dst);
             if (taken != NtStatus.STATUS_SUCCESS) {
                 sq.detach(this);
                 if (taken == NtStatus.STATUS_ADDRESS_ALREADY_EXISTS) {
-                    failure = new ConnectFailure(taken, ConnectFailure.Reason.LOCAL,
-                        "a connection from this local address to that peer exists already", null);
+                    failure = ConnectFailures.tupleInUse(taken);
                     return adapter.completeRequest(taken, rc, ctx);
                 }
                 return taken;
@@ -151,16 +139,14 @@ final class SoftConnector extends SoftObject implements NdkConnector {
             local = endpoint.connectionAddress();
             remote = dst;
             event(ConnectionStateEvent.REQUESTED, null);
-            var info = adapter.infoInternal();
-            reqIrd = cap(ird, info.maxInboundReadLimit());
-            reqOrd = cap(ord, info.maxOutboundReadLimit());
+            data.request(ird, ord, adapter.infoInternal());
             qp = sq;
             sq.addSuccessor(this);
             state = State.CONNECTING;
             pending.park(rc, ctx);
             long wait = adapter.limit("connect.timeout.ms", 60_000);
             timer = adapter.dispatcher().schedule(this::connectTimedOut, wait, TimeUnit.MILLISECONDS);
-            request = new ConnectRequest(pd == null ? new byte[0] : pd.clone(), reqIrd, reqOrd, wait);
+            request = new ConnectRequest(pd == null ? new byte[0] : pd.clone(), data.reqIrd(), data.reqOrd(), wait);
             connectRequest = request;
         }
         int s = adapter.wire().connect(local, dst, se != null, request, activeHandler());
@@ -172,10 +158,7 @@ final class SoftConnector extends SoftObject implements NdkConnector {
                 return NtStatus.STATUS_PENDING; // closed meanwhile: the close completed the request
             }
             failActive(State.IDLE, ConnectionStateEvent.FAILED, NtStatus.name(s));
-            failure = ConnectFailure.ofStatus(s, s == NtStatus.STATUS_CONNECTION_REFUSED
-                ? "nothing listens at " + dst + " (or its listener refuses now: paused, or its backlog is full)"
-                : s == NtStatus.STATUS_HOST_UNREACHABLE ? "no adapter of this transport owns " + dst.getAddress()
-                : NtStatus.describe(s));
+            failure = ConnectFailures.atOnce(s, dst);
         }
         pending.unpark();
         return adapter.completeRequest(s, rc, ctx);
@@ -187,8 +170,7 @@ final class SoftConnector extends SoftObject implements NdkConnector {
                 return;
             }
             failActive(State.IDLE);
-            failure = new ConnectFailure(NtStatus.STATUS_IO_TIMEOUT, ConnectFailure.Reason.TIMEOUT,
-                "no answer within " + adapter.limit("connect.timeout.ms", 60_000) + " ms", null);
+            failure = ConnectFailures.timeout(adapter.limit("connect.timeout.ms", 60_000));
         }
         pending.complete(NtStatus.STATUS_IO_TIMEOUT);
     }
@@ -205,9 +187,7 @@ final class SoftConnector extends SoftObject implements NdkConnector {
                     }
                     cancelTimer();
                     connection = c;
-                    peerPrivateData = pd == null ? new byte[0] : pd;
-                    effIrd = cap(reqIrd, peerOrd);
-                    effOrd = cap(reqOrd, peerIrd);
+                    data.replied(pd, peerIrd, peerOrd);
                     state = State.REPLIED;
                 }
                 pending.complete(NtStatus.STATUS_SUCCESS);
@@ -219,8 +199,8 @@ final class SoftConnector extends SoftObject implements NdkConnector {
                     if (state != State.CONNECTING) {
                         return;
                     }
-                    peerPrivateData = pd == null ? new byte[0] : pd;
-                    failure = new ConnectFailure(NtStatus.STATUS_CONNECTION_REFUSED, reason, detail, peerPrivateData);
+                    data.rejected(pd);
+                    failure = new ConnectFailure(NtStatus.STATUS_CONNECTION_REFUSED, reason, detail, data.peerPrivateData());
                     failActive(State.IDLE, ConnectionStateEvent.REJECTED, reason.name());
                 }
                 adapter.count(NdkCounter.MPA_REJECTS);
@@ -306,13 +286,10 @@ final class SoftConnector extends SoftObject implements NdkConnector {
     /** A passive connector for an incoming request of {@code l}. */
     static SoftConnector incoming(SoftListener l, IncomingRequest r) {
         SoftConnector c = new SoftConnector(l.adapter, l);
-        var info = l.adapter.infoInternal();
         c.incoming = r;
         c.local = r.local();
         c.remote = r.remote();
-        c.peerPrivateData = r.privateData() == null ? new byte[0] : r.privateData().clone();
-        c.reqIrd = cap(r.outboundReadLimit(), info.maxInboundReadLimit());
-        c.reqOrd = cap(r.inboundReadLimit(), info.maxOutboundReadLimit());
+        c.data.incoming(r.privateData(), r.inboundReadLimit(), r.outboundReadLimit(), l.adapter.infoInternal());
         return c;
     }
 
@@ -350,10 +327,9 @@ final class SoftConnector extends SoftObject implements NdkConnector {
                 return NtStatus.STATUS_CONNECTION_ACTIVE;
             }
             var info = adapter.infoInternal();
-            int myIrd = cap(ird, info.maxInboundReadLimit());
-            int myOrd = cap(ord, info.maxOutboundReadLimit());
-            effIrd = Math.min(myIrd, reqIrd);
-            effOrd = Math.min(myOrd, reqOrd);
+            int myIrd = ConnectionData.cap(ird, info.maxInboundReadLimit());
+            int myOrd = ConnectionData.cap(ord, info.maxOutboundReadLimit());
+            data.accepted(myIrd, myOrd);
             qp = sq;
             sq.addSuccessor(this);
             disconnectEvent.set(cb, cbx, dctx);
@@ -362,7 +338,7 @@ final class SoftConnector extends SoftObject implements NdkConnector {
             pending.park(rc, ctx);
             IncomingRequest r = incoming;
             // the transport sizes its read queues from these when it binds the port (before the first frame)
-            sq.readLimits(effIrd, effOrd);
+            sq.readLimits(data.effIrd(), data.effOrd());
             SoftQpPort port = new SoftQpPort(sq);
             byte[] mine = pd == null ? new byte[0] : pd.clone();
             adapter.dispatcher().run(() -> r.accept(mine, myIrd, myOrd, port, passiveHandler()));
@@ -444,7 +420,7 @@ final class SoftConnector extends SoftObject implements NdkConnector {
         if (listener == null) {
             adapter.endpoints().addTuple(local, remote);
         }
-        q.readLimits(effIrd, effOrd);
+        q.readLimits(data.effIrd(), data.effOrd());
         q.attach(l);
         l.watchRelease();
     }
@@ -472,14 +448,10 @@ final class SoftConnector extends SoftObject implements NdkConnector {
 
     /** Under this: a failed attempt leaves connector and QP reusable ({@code next} IDLE) or only closable. */
     private void failActive(State next) {
-        failActive(next, next == State.REJECTED ? ConnectionStateEvent.REJECTED : ConnectionStateEvent.FAILED);
+        failActive(next, next == State.REJECTED ? ConnectionStateEvent.REJECTED : ConnectionStateEvent.FAILED, null);
     }
 
-    /** As {@link #failActive(State)}, recording {@code event} (a {@link ConnectionStateEvent} state). */
-    private void failActive(State next, String event) {
-        failActive(next, event, null);
-    }
-
+    /** As {@link #failActive(State)}, recording {@code event} (a {@link ConnectionStateEvent} state) and {@code detail}. */
     private void failActive(State next, String event, String detail) {
         state = next;
         detachQp();
@@ -507,19 +479,9 @@ final class SoftConnector extends SoftObject implements NdkConnector {
     // ---- queries ------------------------------------------------------------------------------
 
     @Override
-    public int getConnectionData(IntRef ird, IntRef ord, byte[] buf, IntRef len) {
-        byte[] data;
-        int i, o;
-        synchronized (this) {
-            data = peerPrivateData;
-            if (data == null) {
-                return NtStatus.STATUS_CONNECTION_INVALID;
-            }
-            boolean negotiated = state == State.REPLIED || state == State.CONNECTED || state == State.ACCEPTING;
-            i = negotiated ? effIrd : reqIrd;
-            o = negotiated ? effOrd : reqOrd;
-        }
-        return PrivateData.copyOut(data, i, o, ird, ord, buf, len);
+    public synchronized int getConnectionData(IntRef ird, IntRef ord, byte[] buf, IntRef len) {
+        return data.copyOut(state == State.REPLIED || state == State.CONNECTED || state == State.ACCEPTING, ird, ord, buf,
+            len);
     }
 
     @Override
@@ -529,18 +491,18 @@ final class SoftConnector extends SoftObject implements NdkConnector {
 
     @Override
     public int getLocalAddress(Ref<InetSocketAddress> address, IntRef length) {
-        InetSocketAddress a;
-        synchronized (this) {
-            a = state == State.IDLE || state == State.DEAD ? null : local;
-        }
-        return a == null ? NtStatus.STATUS_CONNECTION_INVALID : Endpoints.copyAddress(a, address, length);
+        return copyAddress(true, address, length);
     }
 
     @Override
     public int getPeerAddress(Ref<InetSocketAddress> address, IntRef length) {
+        return copyAddress(false, address, length);
+    }
+
+    private int copyAddress(boolean ours, Ref<InetSocketAddress> address, IntRef length) {
         InetSocketAddress a;
         synchronized (this) {
-            a = state == State.IDLE || state == State.DEAD ? null : remote;
+            a = state == State.IDLE || state == State.DEAD ? null : ours ? local : remote;
         }
         return a == null ? NtStatus.STATUS_CONNECTION_INVALID : Endpoints.copyAddress(a, address, length);
     }
