@@ -122,6 +122,13 @@ public final class MpaInitiator {
             }
             phase = MpaIo.Phase.CONNECT;
             channel.socket().connect(destination, MpaIo.millis(connectTimeout));
+            if (destination.equals(channel.getLocalAddress())) {
+                // TCP's simultaneous open with itself: the kernel picked the destination's own port as the source
+                // port of a connect to a local port where nothing listens. Nobody is there (it would read its own
+                // MPA Request as the Reply): refused, as it would have been with any other source port.
+                return new MpaOutcome.Failed(MpaFailure.REFUSED, "the TCP connection was refused: nothing listens there"
+                    + " (the connect reached its own source port, a TCP self-connection)");
+            }
             phase = MpaIo.Phase.MPA;
             long deadline = MpaIo.deadline(replyTimeout);
             MpaFrames.Word offered = new MpaFrames.Word(params.peerToPeer(),
