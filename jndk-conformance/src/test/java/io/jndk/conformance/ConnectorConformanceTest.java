@@ -725,6 +725,41 @@ class ConnectorConformanceTest {
         assertThat(l.incoming).isEmpty();
     }
 
+    /** Destinations no connection can go to: wildcards, broadcast, IPv4 (224.0.0.0/4) and IPv6 (ff00::/8) multicast. */
+    static final List<String> NOT_A_HOST = List.of("0.0.0.0", "::", "255.255.255.255", "224.0.0.0", "224.0.0.1",
+            "239.255.255.250", "239.255.255.255", "ff02::1", "ff0e::1234", "::ffff:224.0.0.5");
+
+    @Test
+    void connectToAWildcardBroadcastOrMulticastDestinationIsInvalidAddressBeforeTheTransportIsAsked() {
+        NdkAdapter a = w.adapter();
+        Peer pa = Conn.peer(w, a, "qpA");
+        Peer pb = Conn.peer(w, a, "qpB");
+        // a listener on the IPv4 wildcard: a connect to 0.0.0.0 that reached a transport would be indicated there
+        // (loopback: the wildcard listener itself; iwarp: Linux turns a TCP connect to 0.0.0.0 into one to this host)
+        Listening any = Conn.listen(w, a, Conn.at("0.0.0.0", 0));
+        int port = any.address.getPort();
+        NdkConnector c = Conn.connector(w, a);
+        long failuresBefore = a.counters().get(io.jndk.api.NdkCounter.CONNECT_FAILURES);
+        for (String ip : NOT_A_HOST) {
+            int s = Kit.await(Conn.connect(c, pa.qp, Conn.at(ip, port), 1, 1, new byte[] {1}));
+            assertThat(NtStatus.describe(s)).as("connect to %s", ip).isEqualTo(NtStatus.describe(NtStatus.STATUS_INVALID_ADDRESS));
+        }
+        assertThat(a.counters().get(io.jndk.api.NdkCounter.CONNECT_FAILURES)).as("connection attempts the transport ended")
+                .isEqualTo(failuresBefore);
+        // the same connector and QP (and the ephemeral source port range) are still usable: a connect to the host
+        // reaches the wildcard listener, and it is the only request that listener ever saw
+        CompletableFuture<Integer> real = Conn.connect(c, pa.qp, Conn.local(port), 1, 1, new byte[] {2});
+        NdkConnector pc = any.next();
+        assertThat(connectionData(pc, null, null)).as("private data of the first request the listener saw")
+                .containsExactly(2);
+        CompletableFuture<Integer> accept = Conn.accept(pc, pb.qp, 1, 1, null, null);
+        assertThat(Kit.await(real)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(Conn.completeConnect(c, null)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(Kit.await(accept)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(any.incoming).as("no other request reached the listener").isEmpty();
+        Conn.sendAndVerify(w, pa, pb, 64, 3);
+    }
+
     @Test
     void connectFromALocalAddressInUseIsSharingViolation() {
         NdkAdapter a = w.adapter();

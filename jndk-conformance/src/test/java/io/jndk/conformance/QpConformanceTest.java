@@ -26,6 +26,7 @@ import io.jndk.conformance.support.Queues.End;
 import io.jndk.conformance.support.Queues.Notes;
 import io.jndk.conformance.support.Queues.Shape;
 import io.jndk.conformance.support.World;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -720,6 +721,118 @@ class QpConformanceTest {
         }
         assertThat(after.requestContext).isEqualTo("after");
         assertThat(after.status).isEqualTo(NtStatus.STATUS_CANCELLED);
+    }
+
+    @Test
+    void requestsPostedBehindARemotelyFailedReadAreCancelled() {
+        readFailsRemotelyAndEverythingBehindItIsCancelled(0);
+    }
+
+    @Test
+    void requestsPostedBehindARemotelyFailedReadInOneDeferredChainAreCancelled() {
+        // one chain, released by the last post: over iwarp the Sends leave in the Read Request's batch, so they are
+        // on the wire (finished) long before the peer's Terminate comes back
+        readFailsRemotelyAndEverythingBehindItIsCancelled(NdkOpFlags.DEFER);
+    }
+
+    /**
+     * A Read naming a token the peer does not have, then three Sends and a Write: the peer terminates at the Read
+     * Request and discards what follows it, so the Read carries the remote error and every later request is flushed
+     * ({@code STATUS_CANCELLED}), including Sends a transport already handed to TCP (NDKPI.md §7.12). A transport that
+     * executes each request as it is posted (loopback) has the QP in error before the next post, which is then refused
+     * inline ({@code STATUS_CONNECTION_INVALID}, no completion); none is refused in a deferred chain.
+     */
+    private void readFailsRemotelyAndEverythingBehindItIsCancelled(int defer) {
+        Wired x = wired();
+        for (int i = 0; i < 3; i++) {
+            assertThat(x.b.qp.receive("rb" + i, new NdkSge[] {x.d(1024L * i, 1024)}, 1)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        }
+        int badToken = x.dstMr.getRemoteToken() ^ 0xFF; // the right region, a key it never had
+        assertThat(x.a.qp.read("read", new NdkSge[] {x.s(8192, 64)}, 1, x.dst.address(), badToken, defer))
+                .isEqualTo(NtStatus.STATUS_SUCCESS);
+        List<String> posted = new ArrayList<>(List.of("read"));
+        List<Integer> types = new ArrayList<>(List.of(NdkOperationType.READ));
+        for (int i = 0; i < 4; i++) {
+            String ctx = i < 3 ? "send" + i : "write";
+            int s = i < 3 ? x.a.qp.send(ctx, new NdkSge[] {x.s(64L * i, 32)}, 1, defer)
+                    : x.a.qp.write(ctx, new NdkSge[] {x.s(0, 16)}, 1, x.dst.address() + 4096, x.dstMr.getRemoteToken(), 0);
+            if (s == NtStatus.STATUS_SUCCESS) {
+                posted.add(ctx);
+                types.add(i < 3 ? NdkOperationType.SEND : NdkOperationType.WRITE);
+            } else {
+                assertThat(NtStatus.name(s)).as("%s posted after the QP went to error", ctx)
+                        .isEqualTo(NtStatus.name(NtStatus.STATUS_CONNECTION_INVALID));
+                assertThat(defer).as("a deferred chain is not executed before its last post").isZero();
+            }
+        }
+        NdkResultEx[] r = Kit.poll(x.a.icq, posted.size());
+        assertThat(r).extracting(e -> e.requestContext).containsExactlyElementsOf(posted);
+        assertThat(r).extracting(e -> e.type).containsExactlyElementsOf(types);
+        assertThat(NtStatus.name(r[0].status)).as("the Read carries the remote error")
+                .isEqualTo(NtStatus.name(NtStatus.STATUS_REMOTE_RESOURCES));
+        assertThat(r[0].providerErrorCode).as("the Terminate's layer/type/code").isNotZero();
+        for (int i = 1; i < r.length; i++) {
+            assertThat(NtStatus.name(r[i].status)).as("%s behind the failed Read", r[i].requestContext)
+                    .isEqualTo(NtStatus.name(NtStatus.STATUS_CANCELLED));
+        }
+        Kit.assertEmpty(x.a.icq);
+        // the peer discarded the Sends after its Terminate: its receives are flushed, none received anything
+        NdkResultEx[] rx = Kit.poll(x.b.rcq, 3);
+        assertThat(rx).extracting(e -> e.requestContext).containsExactly("rb0", "rb1", "rb2");
+        assertThat(rx).extracting(e -> NtStatus.name(e.status)).containsOnly(NtStatus.name(NtStatus.STATUS_CANCELLED));
+        x.dst.assertFilled(4096, 16, (byte) 0);
+    }
+
+    @Test
+    void nothingSucceedsAfterALocalOperationFailsBehindAnOutstandingRead() {
+        Wired x = wired();
+        int size = 16 << 20;
+        // memory the GC frees, not the world's arena: over iwarp the flushed Read's response can still be in a socket
+        // read or write on these buffers when the test ends (the adapter close does not wait for the connection's
+        // threads to leave consumer memory), and closing an arena under them fails
+        Buffer source = Buffer.allocate(Arena.ofAuto(), size).fillRandom(5);
+        Buffer sink = Buffer.allocate(Arena.ofAuto(), size);
+        NdkMr sourceMr = w.registerAll(x.b.pd, source);
+        NdkMr sinkMr = w.registerAll(x.a.pd, sink);
+        NdkMw unbound = w.track(Kit.<NdkMw>create((cc, c, o) -> x.a.pd.createMw(cc, c, o)));
+        Queues.postReceives(x.b.qp, "rb", 2);
+        // a large Read (over a wire its response takes a while) and a Send behind it; once the Send has arrived (the
+        // transport has written it), an Invalidate that fails when it executes (the window was never bound), then more
+        assertThat(x.a.qp.read("read", new NdkSge[] {sink.sge(0, size, sinkMr.getLocalToken())}, 1, source.address(),
+                sourceMr.getRemoteToken(), 0)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(x.a.qp.send("send0", NONE, 0, 0)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        NdkResultEx arrived = Kit.poll(x.b.rcq);
+        assertThat(arrived.requestContext).isEqualTo("rb0");
+        assertThat(arrived.status).isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(x.a.qp.invalidate("invalidate", unbound, 0)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        List<String> posted = new ArrayList<>(List.of("read", "send0", "invalidate"));
+        // a transport that executes at the post (loopback) has the QP in error already: the next posts are refused
+        int s1 = x.a.qp.send("send1", NONE, 0, 0);
+        if (s1 == NtStatus.STATUS_SUCCESS) {
+            posted.add("send1");
+        } else {
+            assertThat(NtStatus.name(s1)).isEqualTo(NtStatus.name(NtStatus.STATUS_CONNECTION_INVALID));
+        }
+        NdkResultEx[] r = Kit.poll(x.a.icq, posted.size());
+        assertThat(r).extracting(e -> e.requestContext).containsExactlyElementsOf(posted);
+        assertThat(NtStatus.name(r[2].status)).as("the failed local operation carries its error")
+                .isEqualTo(NtStatus.name(NtStatus.STATUS_INVALID_DEVICE_REQUEST));
+        assertThat(r[2].type).isEqualTo(NdkOperationType.INVALIDATE);
+        for (int i = 3; i < r.length; i++) {
+            assertThat(NtStatus.name(r[i].status)).isEqualTo(NtStatus.name(NtStatus.STATUS_CANCELLED));
+        }
+        // before it: done (loopback places a Read at once) or flushed with the QP, but never a success after a flush
+        boolean flushed = false;
+        for (int i = 0; i < 2; i++) {
+            assertThat(NtStatus.name(r[i].status)).as("%s", r[i].requestContext).isIn(NtStatus.name(NtStatus.STATUS_SUCCESS),
+                    NtStatus.name(NtStatus.STATUS_CANCELLED));
+            if (flushed) {
+                assertThat(NtStatus.name(r[i].status)).as("%s after a flushed request", r[i].requestContext)
+                        .isEqualTo(NtStatus.name(NtStatus.STATUS_CANCELLED));
+            }
+            flushed |= r[i].status != NtStatus.STATUS_SUCCESS;
+        }
+        Kit.assertEmpty(x.a.icq);
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.jndk.api.IntRef;
 import io.jndk.api.NdkAdapter;
 import io.jndk.api.NdkConnector;
+import io.jndk.api.NdkCounter;
 import io.jndk.api.NdkObjectType;
 import io.jndk.api.NdkSharedEndpoint;
 import io.jndk.api.NtStatus;
@@ -154,6 +155,39 @@ class SharedEndpointConformanceTest {
         }
         Conn.sendAndVerify(w, a1, b1, 700, 1);
         Conn.sendAndVerify(w, a2, b2, 900, 2);
+    }
+
+    @Test
+    void connectToAWildcardBroadcastOrMulticastDestinationIsInvalidAddressBeforeTheTransportIsAsked() {
+        NdkAdapter a = w.adapter();
+        NdkAdapter b = w.adapter();
+        NdkSharedEndpoint se = endpoint(a, Conn.local(0));
+        Peer pa = Conn.peer(w, a, "qpA");
+        Peer pb = Conn.peer(w, b, "qpB");
+        // a wildcard listener on b: a connect to 0.0.0.0 that reached a transport would be indicated there
+        Listening any = Conn.listen(w, b, Conn.at("0.0.0.0", 0));
+        int port = any.address.getPort();
+        NdkConnector c = Conn.connector(w, a);
+        long failuresBefore = a.counters().get(NdkCounter.CONNECT_FAILURES);
+        for (String ip : ConnectorConformanceTest.NOT_A_HOST) {
+            int s = Kit.await(Conn.connect(c, pa.qp, se, Conn.at(ip, port)));
+            assertThat(name(s)).as("connect to %s", ip).isEqualTo(name(NtStatus.STATUS_INVALID_ADDRESS));
+        }
+        assertThat(a.counters().get(NdkCounter.CONNECT_FAILURES)).as("connection attempts the transport ended")
+                .isEqualTo(failuresBefore);
+        assertThat(any.incoming).as("requests indicated to the wildcard listener").isEmpty();
+        // connector, QP and endpoint are untouched: the same connector connects through the endpoint to the listener
+        CompletableFuture<Integer> real = Conn.connect(c, pa.qp, se, Conn.local(port));
+        NdkConnector pc = any.next();
+        CompletableFuture<Integer> accept = Conn.accept(pc, pb.qp, 4, 4, null, null);
+        assertThat(name(Kit.await(real))).isEqualTo(name(NtStatus.STATUS_SUCCESS));
+        assertThat(Conn.completeConnect(c, null)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(Kit.await(accept)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(any.incoming).as("no other request reached the listener").isEmpty();
+        Ref<InetSocketAddress> local = new Ref<>();
+        assertThat(c.getLocalAddress(local, new IntRef(16))).isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(local.get()).isEqualTo(localAddress(se));
+        Conn.sendAndVerify(w, pa, pb, 64, 4);
     }
 
     @Test

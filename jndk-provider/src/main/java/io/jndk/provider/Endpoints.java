@@ -50,6 +50,20 @@ final class Endpoints {
         return ip.isAnyLocalAddress();
     }
 
+    /** The IPv4 limited broadcast address, 255.255.255.255. */
+    private static final byte[] BROADCAST = {-1, -1, -1, -1};
+
+    /**
+     * True when {@code ip} can be the destination of a connection: not a wildcard (0.0.0.0, ::), not the limited
+     * broadcast address (255.255.255.255), not multicast (224.0.0.0/4, ff00::/8). A connect to any of those is refused
+     * with {@code STATUS_INVALID_ADDRESS} before a transport sees it (Linux, for one, turns a TCP connect to 0.0.0.0
+     * into one to the local host).
+     */
+    static boolean connectable(InetAddress ip) {
+        return !ip.isAnyLocalAddress() && !ip.isMulticastAddress()
+                && !(ip instanceof Inet4Address && java.util.Arrays.equals(ip.getAddress(), BROADCAST));
+    }
+
     /** True when {@code ip} may be bound by {@code a}: its own address or the wildcard. */
     static boolean validLocal(SoftAdapter a, InetAddress ip) {
         return wildcard(ip) || ip.equals(a.address());
@@ -162,7 +176,7 @@ final class Endpoints {
      */
     static int copyAddress(InetSocketAddress a, io.jndk.api.Ref<InetSocketAddress> out, io.jndk.api.IntRef length) {
         int need = a == null || a.getAddress() instanceof Inet4Address ? 16 : 28;
-        if (length == null || length.value < need) {
+        if (length == null || Integer.compareUnsigned(length.value, need) < 0) { // *pAddressLength is a ULONG
             if (length != null) {
                 length.value = need;
             }

@@ -22,13 +22,13 @@ final class PrivateData {
         if (len == null) {
             return NtStatus.STATUS_INVALID_PARAMETER;
         }
-        int in = len.value;
+        long in = Integer.toUnsignedLong(len.value); // *pPrivateDataLength is a ULONG
         len.value = data.length;
         if (buf == null && in == 0) {
             return NtStatus.STATUS_SUCCESS;
         }
         if (buf != null) {
-            System.arraycopy(data, 0, buf, 0, Math.min(Math.min(in, data.length), buf.length));
+            System.arraycopy(data, 0, buf, 0, (int) Math.min(Math.min(in, data.length), buf.length));
         }
         return in >= data.length ? NtStatus.STATUS_SUCCESS : NtStatus.STATUS_BUFFER_TOO_SMALL;
     }

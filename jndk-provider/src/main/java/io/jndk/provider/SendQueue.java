@@ -18,8 +18,13 @@ import io.jndk.api.NtStatus;
  *   <li><b>Completing.</b> Requests complete in posting order: {@link #finish} records an outcome, and every
  *       finished request at the head completes, so a Write handed to TCP after a Read still waiting for its
  *       response completes after that Read.</li>
- *   <li><b>Flushing.</b> {@link #flush()} completes everything left: a finished request with its own outcome, the
- *       rest with {@code STATUS_CANCELLED}.</li>
+ *   <li><b>Requests after an error are flushed</b> (NDKPI §7.12): once a request has completed with an error,
+ *       every later one completes {@code STATUS_CANCELLED}, including one the transport had already finished with
+ *       success while it waited behind the failed one (a Send handed to TCP behind a Read the peer refused: the peer
+ *       discards it after its Terminate). A later request that failed itself keeps its own error (it caused one).</li>
+ *   <li><b>Flushing.</b> {@link #flush()} completes everything left with {@code STATUS_CANCELLED}: the head of the
+ *       queue never finished (finished heads complete at once), and nothing behind an unfinished request may report
+ *       success. Only a request that failed keeps its error.</li>
  * </ul>
  *
  * <p>Guarded by the QP's {@link SoftQp#lock}: every method must be called with it held.
@@ -33,6 +38,8 @@ final class SendQueue {
     private int deferred;
     /** The transport must be kicked once the QP lock is released. */
     private boolean kickOwed;
+    /** A request completed with an error: every later success completes cancelled until the queue is flushed. */
+    private boolean failed;
 
     SendQueue(SoftQp qp, int depth, int maxSge, int inlineSize) {
         this.qp = qp;
@@ -136,9 +143,27 @@ final class SendQueue {
             }
             ring.poll();
             taken--;
-            qp.completeInitiator(h, h.finishedStatus, h.finishedBytes, h.finishedProviderError);
+            if (!complete(h)) {
+                qp.adapter.count(NdkCounter.FLUSHED_REQUESTS);
+            }
             h.free();
         }
+    }
+
+    /**
+     * Completes a finished request with its outcome, or cancelled when an earlier request failed and it succeeded.
+     *
+     * @return false when it was cancelled
+     */
+    private boolean complete(WorkRequest h) {
+        int status = h.finishedStatus;
+        if (status == NtStatus.STATUS_SUCCESS && failed) {
+            qp.completeInitiator(h, NtStatus.STATUS_CANCELLED, 0, 0);
+            return false;
+        }
+        failed |= status != NtStatus.STATUS_SUCCESS;
+        qp.completeInitiator(h, status, h.finishedBytes, h.finishedProviderError);
+        return true;
     }
 
     /** The connection failed: the oldest request on the wire finishes with {@code status} (it caused, or met, the error). */
@@ -155,7 +180,8 @@ final class SendQueue {
     }
 
     /**
-     * Completes every request left: one the transport finished keeps its outcome, the rest are cancelled.
+     * Completes every request left with {@code STATUS_CANCELLED}, one the transport finished with success included (it
+     * waits behind an unfinished request, which is cancelled); one that failed keeps its error.
      *
      * @return how many were cancelled
      */
@@ -165,7 +191,7 @@ final class SendQueue {
         WorkRequest w;
         while ((w = ring.poll()) != null) {
             if (w.op != null) {
-                if (w.state == WorkRequest.State.FINISHED) {
+                if (w.state == WorkRequest.State.FINISHED && w.finishedStatus != NtStatus.STATUS_SUCCESS) {
                     qp.completeInitiator(w, w.finishedStatus, w.finishedBytes, w.finishedProviderError);
                 } else {
                     qp.completeInitiator(w, NtStatus.STATUS_CANCELLED, 0, 0);
@@ -176,6 +202,7 @@ final class SendQueue {
         }
         unstarted = 0;
         deferred = 0;
+        failed = false;
         return cancelled;
     }
 

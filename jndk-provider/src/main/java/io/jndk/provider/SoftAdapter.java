@@ -340,7 +340,7 @@ public final class SoftAdapter implements NdkAdapter {
 
     @Override
     public int queryAdapterInfo(Ref<NdkAdapterInfo> out, IntRef bufferSize) {
-        if (bufferSize == null || bufferSize.value < NdkAdapterInfo.SIZE_X64) {
+        if (bufferSize == null || Integer.compareUnsigned(bufferSize.value, NdkAdapterInfo.SIZE_X64) < 0) { // ULONG
             if (bufferSize != null) {
                 bufferSize.value = NdkAdapterInfo.SIZE_X64;
             }
@@ -419,7 +419,7 @@ public final class SoftAdapter implements NdkAdapter {
     @Override
     public int buildLam(Mdl mdl, long length, RequestCompletion rc, Object ctx, NdkLogicalAddressMapping lam, IntRef lamSize,
             IntRef fbo) {
-        if (mdl == null || lam == null || length <= 0 || length > mdl.byteCount()) {
+        if (mdl == null || lam == null || length == 0 || Long.compareUnsigned(length, mdl.byteCount()) > 0) { // SIZE_T
             return NtStatus.STATUS_INVALID_PARAMETER;
         }
         if (!mdl.isVirtuallyContiguous(length)) {

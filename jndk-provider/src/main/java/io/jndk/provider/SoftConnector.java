@@ -74,6 +74,14 @@ final class SoftConnector extends SoftObject implements NdkConnector {
         return pending.none();
     }
 
+    /**
+     * A read limit capped to the adapter's maximum. Both are ULONGs: a limit of 2^31 or more is a large number, capped
+     * like any other, never a negative one.
+     */
+    static int cap(int limit, int max) {
+        return Integer.compareUnsigned(limit, max) < 0 ? limit : max;
+    }
+
     private void cancelTimer() {
         ScheduledFuture<?> t = timer;
         timer = null;
@@ -105,6 +113,9 @@ final class SoftConnector extends SoftObject implements NdkConnector {
         if (!(q instanceof SoftQp sq) || sq.adapter != adapter || dst == null || dst.getAddress() == null) {
             return NtStatus.STATUS_INVALID_PARAMETER;
         }
+        if (!Endpoints.connectable(dst.getAddress())) {
+            return NtStatus.STATUS_INVALID_ADDRESS; // before anything is held or the transport is asked
+        }
         if (pd != null && pd.length > adapter.infoInternal().maxCallerData()) {
             return NtStatus.STATUS_INVALID_BUFFER_SIZE;
         }
@@ -129,8 +140,8 @@ final class SoftConnector extends SoftObject implements NdkConnector {
             remote = dst;
             event(ConnectionStateEvent.REQUESTED, null);
             var info = adapter.infoInternal();
-            reqIrd = Math.min(ird, info.maxInboundReadLimit());
-            reqOrd = Math.min(ord, info.maxOutboundReadLimit());
+            reqIrd = cap(ird, info.maxInboundReadLimit());
+            reqOrd = cap(ord, info.maxOutboundReadLimit());
             qp = sq;
             sq.addSuccessor(this);
             state = State.CONNECTING;
@@ -177,8 +188,8 @@ final class SoftConnector extends SoftObject implements NdkConnector {
                     cancelTimer();
                     connection = c;
                     peerPrivateData = pd == null ? new byte[0] : pd;
-                    effIrd = Math.min(reqIrd, peerOrd);
-                    effOrd = Math.min(reqOrd, peerIrd);
+                    effIrd = cap(reqIrd, peerOrd);
+                    effOrd = cap(reqOrd, peerIrd);
                     state = State.REPLIED;
                 }
                 pending.complete(NtStatus.STATUS_SUCCESS);
@@ -279,8 +290,8 @@ final class SoftConnector extends SoftObject implements NdkConnector {
         c.local = r.local();
         c.remote = r.remote();
         c.peerPrivateData = r.privateData() == null ? new byte[0] : r.privateData().clone();
-        c.reqIrd = Math.min(r.outboundReadLimit(), info.maxInboundReadLimit());
-        c.reqOrd = Math.min(r.inboundReadLimit(), info.maxOutboundReadLimit());
+        c.reqIrd = cap(r.outboundReadLimit(), info.maxInboundReadLimit());
+        c.reqOrd = cap(r.inboundReadLimit(), info.maxOutboundReadLimit());
         return c;
     }
 
@@ -318,8 +329,8 @@ final class SoftConnector extends SoftObject implements NdkConnector {
                 return NtStatus.STATUS_CONNECTION_ACTIVE;
             }
             var info = adapter.infoInternal();
-            int myIrd = Math.min(ird, info.maxInboundReadLimit());
-            int myOrd = Math.min(ord, info.maxOutboundReadLimit());
+            int myIrd = cap(ird, info.maxInboundReadLimit());
+            int myOrd = cap(ord, info.maxOutboundReadLimit());
             effIrd = Math.min(myIrd, reqIrd);
             effOrd = Math.min(myOrd, reqOrd);
             qp = sq;

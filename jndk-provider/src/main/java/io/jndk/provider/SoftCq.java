@@ -73,12 +73,13 @@ final class SoftCq extends SoftObject implements NdkCq {
     }
 
     private int take(NdkResult[] results, int n) {
-        if (results == null || n <= 0) {
+        if (results == null || n == 0) {
             return 0;
         }
+        int room = Integer.compareUnsigned(n, results.length) > 0 ? results.length : n; // nResults is a ULONG
         pollers.progress();
         synchronized (this) {
-            return ring.take(results, n);
+            return ring.take(results, room);
         }
     }
 

@@ -38,8 +38,9 @@ final class SoftMr extends SoftObject implements NdkMr {
         if (fastRegister) {
             return NtStatus.STATUS_INVALID_DEVICE_REQUEST;
         }
-        if (mdl == null || (flags & ~NdkMrFlags.VALID_MASK) != 0 || length <= 0 || length > mdl.byteCount()
-                || length > adapter.infoInternal().maxRegistrationSize() || mdl.virtualAddress() == 0) {
+        if (mdl == null || (flags & ~NdkMrFlags.VALID_MASK) != 0 || length == 0 // Length is a SIZE_T
+                || Long.compareUnsigned(length, mdl.byteCount()) > 0
+                || Long.compareUnsigned(length, adapter.infoInternal().maxRegistrationSize()) > 0 || mdl.virtualAddress() == 0) {
             return NtStatus.STATUS_INVALID_PARAMETER;
         }
         if (!mdl.isVirtuallyContiguous(length)) {
@@ -90,10 +91,10 @@ final class SoftMr extends SoftObject implements NdkMr {
         if (!fastRegister) {
             return NtStatus.STATUS_INVALID_DEVICE_REQUEST;
         }
-        if (pageCount <= 0) {
+        if (pageCount == 0) {
             return NtStatus.STATUS_INVALID_PARAMETER;
         }
-        if (pageCount > adapter.infoInternal().maxRegistrationSize() / PageMap.PAGE) {
+        if (Integer.toUnsignedLong(pageCount) > adapter.infoInternal().maxRegistrationSize() / PageMap.PAGE) { // ULONG
             return NtStatus.STATUS_IMPLEMENTATION_LIMIT;
         }
         synchronized (this) {

@@ -209,7 +209,7 @@ final class SoftQp extends SoftObject implements NdkQp {
 
     private int bindLocked(Object ctx, NdkMr mr, NdkMw mw, long va, long length, int flags) {
         if ((flags & ~BIND_FLAGS) != 0 || !(mr instanceof SoftMr m) || !(mw instanceof SoftMw w) || m.pd != pd
-                || w.pd != pd || length < 0 || length > adapter.infoInternal().maxWindowSize()) {
+                || w.pd != pd || Long.compareUnsigned(length, adapter.infoInternal().maxWindowSize()) > 0) { // a SIZE_T
             return fail(NtStatus.STATUS_INVALID_PARAMETER);
         }
         int s = checkInitiator(flags, BIND_FLAGS);
@@ -256,14 +256,15 @@ final class SoftQp extends SoftObject implements NdkQp {
         if ((flags & ~FR_FLAGS) != 0 || !(mr instanceof SoftMr m) || !m.fastRegister || m.pd != pd) {
             return fail(NtStatus.STATUS_INVALID_PARAMETER);
         }
-        if (!m.initialized || pageCount <= 0 || pageCount > m.frPageCount || pageArray == null
-                || pageArray.length < pageCount || fbo < 0 || fbo >= PageMap.PAGE || length < 0
-                || length > (long) pageCount * PageMap.PAGE - fbo
-                || length > adapter.infoInternal().maxRegistrationSize()) {
+        // AdapterPageCount and FBO are ULONGs, Length a SIZE_T, BaseVirtualAddress a PVOID: all unsigned
+        if (!m.initialized || pageCount == 0 || Integer.compareUnsigned(pageCount, m.frPageCount) > 0 || pageArray == null
+                || pageArray.length < pageCount || Integer.compareUnsigned(fbo, PageMap.PAGE) >= 0
+                || Long.compareUnsigned(length, (long) pageCount * PageMap.PAGE - fbo) > 0
+                || Long.compareUnsigned(length, adapter.infoInternal().maxRegistrationSize()) > 0) {
             return fail(NtStatus.STATUS_INVALID_PARAMETER);
         }
-        if ((baseVa & (PageMap.PAGE - 1)) != fbo) {
-            return fail(NtStatus.STATUS_INVALID_PARAMETER);
+        if ((baseVa & (PageMap.PAGE - 1)) != fbo || (baseVa != 0 && Long.compareUnsigned(length, -baseVa) > 0)) {
+            return fail(NtStatus.STATUS_INVALID_PARAMETER); // misaligned, or the region would wrap past 2^64
         }
         for (int i = 0; i < pageCount; i++) {
             if ((pageArray[i] & (PageMap.PAGE - 1)) != 0) {

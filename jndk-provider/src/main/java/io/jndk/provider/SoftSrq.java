@@ -26,7 +26,7 @@ final class SoftSrq extends SoftObject implements NdkSrq {
         this.callbackContext = ctx;
         this.ring = new Ring(depth, maxSge, 0);
         this.threshold = threshold;
-        this.armed = threshold > 0 && cb != null;
+        this.armed = threshold != 0 && cb != null; // a ULONG: any non-zero threshold arms
     }
 
     @Override
@@ -51,7 +51,7 @@ final class SoftSrq extends SoftObject implements NdkSrq {
             if (notifyThreshold != 0) {
                 threshold = notifyThreshold;
                 armed = callback != null;
-                if (armed && ring.size() < threshold) {
+                if (armed && below()) {
                     armed = false;
                     fire = true;
                 }
@@ -91,7 +91,7 @@ final class SoftSrq extends SoftObject implements NdkSrq {
             }
             SoftQp.copyRecv(w, into);
             w.context = null;
-            if (armed && ring.size() < threshold) {
+            if (armed && below()) {
                 armed = false;
                 fire = true;
             }
@@ -100,6 +100,11 @@ final class SoftSrq extends SoftObject implements NdkSrq {
             notifyConsumer(NtStatus.STATUS_SUCCESS);
         }
         return true;
+    }
+
+    /** Under this: fewer receives queued than the threshold (a ULONG: 2^31 and above are large, not negative). */
+    private boolean below() {
+        return Integer.compareUnsigned(ring.size(), threshold) < 0;
     }
 
     synchronized int queued() {

@@ -78,15 +78,16 @@ final class WorkRequest {
     }
 
     /**
-     * Post-time checks of a receive's SGE list: a malformed list → INVALID_PARAMETER, more SGEs than the queue takes
-     * → DATA_OVERRUN, more bytes than MaxTransferLength → BUFFER_OVERFLOW; else SUCCESS.
+     * Post-time checks of a receive's SGE list: more SGEs than the queue takes → DATA_OVERRUN (nSge is a ULONG: 2^31 and
+     * above are counts that large), a malformed list → INVALID_PARAMETER, more bytes than MaxTransferLength →
+     * BUFFER_OVERFLOW; else SUCCESS.
      */
     static int checkReceive(NdkSge[] sgl, int nSge, int maxSge, int maxTransferLength) {
-        if (nSge < 0 || (nSge > 0 && (sgl == null || sgl.length < nSge))) {
-            return NtStatus.STATUS_INVALID_PARAMETER;
-        }
-        if (nSge > maxSge) {
+        if (Integer.compareUnsigned(nSge, maxSge) > 0) {
             return NtStatus.STATUS_DATA_OVERRUN;
+        }
+        if (nSge > 0 && (sgl == null || sgl.length < nSge)) {
+            return NtStatus.STATUS_INVALID_PARAMETER;
         }
         long total = 0;
         for (int i = 0; i < nSge; i++) {
@@ -101,16 +102,21 @@ final class WorkRequest {
 
     /**
      * Post-time checks and copy of an initiator request's SGE list (or, with {@code INLINE}, of the bytes it names:
-     * the caller's buffers may be reused at once). A malformed list or inline data beyond {@code inlineSize} is
-     * INVALID_PARAMETER, more SGEs than {@code maxSge} DATA_OVERRUN, more bytes than {@code maxTransferLength}
-     * BUFFER_OVERFLOW; else SUCCESS.
+     * the caller's buffers may be reused at once). More SGEs than {@code maxSge} is DATA_OVERRUN (nSge is a ULONG:
+     * 2^31 and above are counts that large; inline SGEs are not limited by it), a malformed list or inline data
+     * beyond {@code inlineSize} INVALID_PARAMETER, more bytes than {@code maxTransferLength} BUFFER_OVERFLOW; else
+     * SUCCESS.
      */
     int setSgl(NdkSge[] sgl, int nSge, int maxSge, int flags, int inlineSize, int maxTransferLength) {
-        if (nSge < 0 || (nSge > 0 && (sgl == null || sgl.length < nSge))) {
-            return NtStatus.STATUS_INVALID_PARAMETER;
+        boolean inlineData = (flags & NdkOpFlags.INLINE) != 0;
+        if (!inlineData && Integer.compareUnsigned(nSge, maxSge) > 0) {
+            return NtStatus.STATUS_DATA_OVERRUN;
+        }
+        if (nSge != 0 && (sgl == null || Integer.toUnsignedLong(sgl.length) < Integer.toUnsignedLong(nSge))) {
+            return NtStatus.STATUS_INVALID_PARAMETER; // an inline list of 2^31 SGEs or more cannot fit InlineDataSize either
         }
         long total = 0;
-        if ((flags & NdkOpFlags.INLINE) != 0) {
+        if (inlineData) {
             for (int i = 0; i < nSge; i++) {
                 NdkSge s = sgl[i];
                 if (s == null) {
@@ -136,9 +142,6 @@ final class WorkRequest {
             inlineLen = pos;
             this.nSge = 0;
             return NtStatus.STATUS_SUCCESS;
-        }
-        if (nSge > maxSge) {
-            return NtStatus.STATUS_DATA_OVERRUN;
         }
         for (int i = 0; i < nSge; i++) {
             NdkSge s = sgl[i];

@@ -133,24 +133,106 @@ class SendQueueTest {
         assertThat(r.get(0).type).isEqualTo(NdkOperationType.WRITE);
     }
 
+    private List<Integer> statuses(List<NdkResultEx> r) {
+        return r.stream().map(x -> x.status).toList();
+    }
+
     @Test
-    void aFlushKeepsTheOutcomeOfFinishedRequestsAndCancelsTheRest() {
+    void aFlushCancelsEveryRequestLeftEvenOneThatFinishedBehindAnUnfinishedHead() {
         post("a", 0);
         post("b", 0);
         post("c", NdkOpFlags.DEFER);
         start();
         WorkRequest b = start();
-        finish(b, NtStatus.STATUS_SUCCESS); // waits behind a
+        finish(b, NtStatus.STATUS_SUCCESS); // handed to the wire, waits behind a
         int cancelled;
         synchronized (qp.lock) {
             cancelled = sq.flush();
             assertThat(sq.size()).isZero();
             assertThat(sq.released()).isZero();
         }
-        assertThat(cancelled).isEqualTo(2);
+        assertThat(cancelled).isEqualTo(3);
         List<NdkResultEx> r = Objects.drain(cq);
         assertThat(r.stream().map(x -> x.requestContext)).containsExactly("a", "b", "c");
-        assertThat(r.stream().map(x -> x.status)).containsExactly(NtStatus.STATUS_CANCELLED, NtStatus.STATUS_SUCCESS,
+        assertThat(statuses(r)).as("nothing behind a cancelled request reports success")
+                .containsOnly(NtStatus.STATUS_CANCELLED);
+    }
+
+    @Test
+    void requestsThatFinishedBehindARequestThatFailsCompleteCancelled() {
+        post("read", 0);
+        post("send0", 0);
+        post("send1", 0);
+        post("later", 0);
+        start();
+        finish(start(), NtStatus.STATUS_SUCCESS);
+        finish(start(), NtStatus.STATUS_SUCCESS);
+        WorkRequest later = start();
+        assertThat(completed()).as("the sends wait behind the read").isEmpty();
+        synchronized (qp.lock) {
+            sq.failOldestStarted(NtStatus.STATUS_REMOTE_RESOURCES, 0x1100);
+        }
+        List<NdkResultEx> r = Objects.drain(cq);
+        assertThat(r.stream().map(x -> x.requestContext)).containsExactly("read", "send0", "send1");
+        assertThat(statuses(r)).containsExactly(NtStatus.STATUS_REMOTE_RESOURCES, NtStatus.STATUS_CANCELLED,
+                NtStatus.STATUS_CANCELLED);
+        assertThat(r.stream().map(x -> x.providerErrorCode)).containsExactly(0x1100, 0, 0);
+        assertThat(o.adapter.counters().get(io.jndk.api.NdkCounter.FLUSHED_REQUESTS)).isEqualTo(2);
+        // a request the transport reports done after the error was reported is flushed too
+        finish(later, NtStatus.STATUS_SUCCESS);
+        List<NdkResultEx> l = Objects.drain(cq);
+        assertThat(l.stream().map(x -> x.requestContext)).containsExactly("later");
+        assertThat(statuses(l)).containsExactly(NtStatus.STATUS_CANCELLED);
+        assertThat(o.adapter.counters().get(io.jndk.api.NdkCounter.FLUSHED_REQUESTS)).isEqualTo(3);
+    }
+
+    @Test
+    void aSilentSuccessBehindAFailureProducesItsCancelledEntry() {
+        post("read", 0);
+        post("quiet", NdkOpFlags.SILENT_SUCCESS);
+        WorkRequest read = start();
+        finish(start(), NtStatus.STATUS_SUCCESS);
+        finish(read, NtStatus.STATUS_ACCESS_VIOLATION);
+        List<NdkResultEx> r = Objects.drain(cq);
+        assertThat(r.stream().map(x -> x.requestContext)).containsExactly("read", "quiet");
+        assertThat(statuses(r)).containsExactly(NtStatus.STATUS_ACCESS_VIOLATION, NtStatus.STATUS_CANCELLED);
+    }
+
+    @Test
+    void aLocalFailureBehindAnOutstandingReadKeepsItsErrorAndTheRestIsCancelled() {
+        post("read", 0);
+        post("send", 0);
+        post("invalidate", 0);
+        post("after", 0);
+        start();
+        finish(start(), NtStatus.STATUS_SUCCESS);
+        finish(start(), NtStatus.STATUS_INVALID_DEVICE_REQUEST); // SoftQpPort.localFailure, then the QP flushes
+        assertThat(completed()).isEmpty();
+        int cancelled;
+        synchronized (qp.lock) {
+            cancelled = sq.flush();
+        }
+        assertThat(cancelled).isEqualTo(3);
+        List<NdkResultEx> r = Objects.drain(cq);
+        assertThat(r.stream().map(x -> x.requestContext)).containsExactly("read", "send", "invalidate", "after");
+        assertThat(statuses(r)).containsExactly(NtStatus.STATUS_CANCELLED, NtStatus.STATUS_CANCELLED,
+                NtStatus.STATUS_INVALID_DEVICE_REQUEST, NtStatus.STATUS_CANCELLED);
+    }
+
+    @Test
+    void aConnectionFailureWithTheTransportsOwnStatusKeepsTheCauseOfALocalFailureBehindIt() {
+        post("read", 0);
+        post("invalidate", 0);
+        post("after", 0);
+        start();
+        finish(start(), NtStatus.STATUS_INVALID_DEVICE_REQUEST);
+        synchronized (qp.lock) {
+            sq.failOldestStarted(NtStatus.STATUS_CANCELLED, 0); // the transport aborts after the local failure
+            sq.flush();
+        }
+        List<NdkResultEx> r = Objects.drain(cq);
+        assertThat(r.stream().map(x -> x.requestContext)).containsExactly("read", "invalidate", "after");
+        assertThat(statuses(r)).containsExactly(NtStatus.STATUS_CANCELLED, NtStatus.STATUS_INVALID_DEVICE_REQUEST,
                 NtStatus.STATUS_CANCELLED);
     }
 

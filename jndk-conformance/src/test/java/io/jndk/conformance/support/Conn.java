@@ -54,6 +54,25 @@ public final class Conn {
         }
     }
 
+    /** The QP (with its PD and CQ) of an existing side, e.g. of a {@link World.Pair}. */
+    public static Peer of(World.Side s) {
+        return new Peer(s.adapter, s.pd, s.cq, s.qp);
+    }
+
+    /** Listens on {@code address} of {@code a} (e.g. a wildcard); incoming connectors are tracked by {@code w}. */
+    public static Listening listen(World w, NdkAdapter a, InetSocketAddress address) {
+        Listening l = new Listening();
+        l.listener = w.track(Kit.<NdkListener>create((cc, c, o) -> a.createListener((ctx, conn) -> l.incoming.add(w.track(conn)),
+                null, cc, c, o)));
+        int s = Kit.request((rc, c) -> l.listener.listen(address, rc, c));
+        assertThat(s).as("listen %s", NtStatus.describe(s)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        Ref<InetSocketAddress> bound = new Ref<>();
+        IntRef len = new IntRef(28);
+        assertThat(l.listener.getLocalAddress(bound, len)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        l.address = bound.get();
+        return l;
+    }
+
     /** A fresh PD, CQ and QP (context {@code name}) on {@code a}. */
     public static Peer peer(World w, NdkAdapter a, String name) {
         NdkPd pd = w.pd(a);
@@ -77,16 +96,7 @@ public final class Conn {
 
     /** Listens on 127.0.0.1 port 0 of {@code a}; incoming connectors are tracked by {@code w}. */
     public static Listening listen(World w, NdkAdapter a) {
-        Listening l = new Listening();
-        l.listener = w.track(Kit.<NdkListener>create((cc, c, o) -> a.createListener((ctx, conn) -> l.incoming.add(w.track(conn)),
-                null, cc, c, o)));
-        int s = Kit.request((rc, c) -> l.listener.listen(local(0), rc, c));
-        assertThat(s).as("listen %s", NtStatus.describe(s)).isEqualTo(NtStatus.STATUS_SUCCESS);
-        Ref<InetSocketAddress> bound = new Ref<>();
-        IntRef len = new IntRef(28);
-        assertThat(l.listener.getLocalAddress(bound, len)).isEqualTo(NtStatus.STATUS_SUCCESS);
-        l.address = bound.get();
-        return l;
+        return listen(w, a, local(0));
     }
 
     public static NdkConnector connector(World w, NdkAdapter a) {

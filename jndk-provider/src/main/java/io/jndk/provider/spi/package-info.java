@@ -45,7 +45,8 @@
  * provider's error vocabulary whatever the wire's own): the transport answers it as its wire does (iWARP: a Terminate
  * frame) and reports the failure. Any failure of the connection is reported once with
  * {@link io.jndk.provider.spi.QpPort#failed} (the QP goes to error and flushes; the oldest request on the wire
- * carries the status), an orderly close by the peer with {@link io.jndk.provider.spi.QpPort#peerClosed}; after the
+ * carries the status, and every request behind it completes cancelled, even one the transport already reported
+ * sent), an orderly close by the peer with {@link io.jndk.provider.spi.QpPort#peerClosed}; after the
  * provider's own {@code abort} or {@code reset} the transport reports nothing back.
  */
 package io.jndk.provider.spi;
