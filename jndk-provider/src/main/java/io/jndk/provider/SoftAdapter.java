@@ -86,6 +86,7 @@ public final class SoftAdapter implements NdkAdapter {
             throw new IllegalArgumentException("option notify=" + notify + ": dispatcher or inline");
         }
         this.inlineNotify = notify.equals("inline");
+        checkNumbers(p.options());
         this.info = applyOverrides(defaultInfo(version), p.options());
         this.dispatcher = new Dispatcher("jndk-" + wire.name() + "-" + id + "-callbacks");
         this.tokens = new TokenTable(limit("limit.tokens", 1 << 20));
@@ -118,9 +119,9 @@ public final class SoftAdapter implements NdkAdapter {
                 if (o != null) {
                     changed = true;
                     if (types[i] == int.class) {
-                        values[i] = (int) Long.decode(o).longValue();
+                        values[i] = (int) number(rc[i].getName(), o, ULONG_MAX); // a ULONG: 0xFFFFFFFF reads as -1
                     } else if (types[i] == long.class) {
-                        values[i] = Long.decode(o);
+                        values[i] = number(rc[i].getName(), o, Long.MAX_VALUE);
                     }
                 }
             }
@@ -130,9 +131,47 @@ public final class SoftAdapter implements NdkAdapter {
         }
     }
 
+    /** The largest ULONG (the limits and the NDK_ADAPTER_INFO ULONG fields take 0 to this). */
+    static final long ULONG_MAX = 0xFFFF_FFFFL;
+
+    /**
+     * Checks, when the adapter opens, every numeric option read later ({@code limit.*}, the timeouts): a bad value
+     * fails the open with a message that names it, not a later call with a NumberFormatException.
+     */
+    static void checkNumbers(Map<String, String> options) {
+        for (Map.Entry<String, String> e : options.entrySet()) {
+            String k = e.getKey();
+            if (k.equals("limit.registered.bytes")) {
+                number(k, e.getValue(), Long.MAX_VALUE);
+            } else if (k.startsWith("limit.") || k.equals("connect.timeout.ms")) {
+                number(k, e.getValue(), ULONG_MAX);
+            }
+        }
+    }
+
+    /**
+     * Option {@code key}'s {@code value} as a number from 0 to {@code max}, decimal or 0x hexadecimal; anything else is
+     * an {@link IllegalArgumentException} that names the option and says what it takes.
+     */
+    static long number(String key, String value, long max) {
+        String v = value == null ? "" : value.trim();
+        long n;
+        try {
+            n = Long.decode(v);
+        } catch (NumberFormatException e) {
+            n = -1;
+        }
+        if (n < 0 || n > max || v.startsWith("+")) {
+            throw new IllegalArgumentException("adapter option " + key + "=" + value + ": takes a whole number from 0 to "
+                    + max + (max == ULONG_MAX ? " (0xFFFFFFFF)" : "") + ", decimal or 0x hexadecimal");
+        }
+        return n;
+    }
+
+    /** A limit: the option's number (checked at open), at most {@link Integer#MAX_VALUE} (larger means no limit). */
     int limit(String key, int def) {
         String v = options.get(key);
-        return v == null ? def : Integer.decode(v);
+        return v == null ? def : (int) Math.min(Integer.MAX_VALUE, number(key, v, ULONG_MAX));
     }
 
     // ---- internal services ------------------------------------------------------------------
@@ -260,7 +299,7 @@ public final class SoftAdapter implements NdkAdapter {
      */
     boolean pin(long bytes) {
         String v = options.get("limit.registered.bytes");
-        long max = v == null ? Long.MAX_VALUE : Long.decode(v);
+        long max = v == null ? Long.MAX_VALUE : number("limit.registered.bytes", v, Long.MAX_VALUE);
         if (pinned.addAndGet(bytes) > max) {
             pinned.addAndGet(-bytes);
             return false;

@@ -27,9 +27,13 @@ public final class IwarpProviderFactory implements NdkProviderFactory {
         } catch (IllegalArgumentException e) {
             return NtStatus.NDIS_STATUS_RESOURCES;
         }
-        int status = SoftProviderFactory.open(parameters, transport, adapter);
-        if (status != NtStatus.NDIS_STATUS_SUCCESS) {
-            transport.shutdown();
+        int status = NtStatus.NDIS_STATUS_RESOURCES;
+        try {
+            status = SoftProviderFactory.open(parameters, transport, adapter); // a bad adapter option throws
+        } finally {
+            if (status != NtStatus.NDIS_STATUS_SUCCESS) {
+                transport.shutdown();
+            }
         }
         return status;
     }
