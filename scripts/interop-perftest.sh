@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
-# interop-perftest.sh - jndk's ib_write_bw / ib_read_bw / ib_send_bw against perftest 4.5 on Linux siw.
+# interop-perftest.sh - jndk's perftest tools against perftest 4.5 on Linux siw.
 #
-# Every case: 3 tools x sizes 64, 4096, 65536 x 2 directions x siw CRC off/on, 100 iterations, -R.
+# Every case: 3 tools x sizes 64, 4096, 65536 x 2 directions x siw CRC off/on, 100 iterations, -R; then, in the CRC-off
+# boot, the VARIANTS (ib_write_lat, ib_read_lat, ib_send_lat, ib_write_bw -b, ib_write_bw -q 4) x VARIANT_SIZES (4096)
+# x 2 directions.
 #   siw2jndk: the guest's perftest client -> a jndk server on the host's 127.0.0.1:PORT (guest: 10.0.2.2)
 #   jndk2siw: a jndk client -> the guest's perftest server on :18515 through hostfwd 127.0.0.1:28515
-# One VM boot per CRC setting (18 cases, about 80 s of the 180 s budget): the guest runs a small agent that executes the commands the host
+# One VM boot per CRC setting (18 cases, about 80 s of the 180 s budget; the 10 variant cases about 45 s more): the guest runs a small agent that executes the commands the host
 # drops into the share (cmd.N -> out.N, rc.N, done.N), so many cases share one boot.
 #
 # Prints one row per case: "PASS|FAIL  case-name  bytes-moved  what-failed"; exits 1 when any case failed.
 # Environment: SIWVM_DIR (the siw-vm tool folder; default ../shared/tools/siw-vm beside the repository),
-# SIZES, TOOLS, CRCS, DIRECTIONS, ITERS to narrow the matrix, KEEP=1 to keep the work folder.
+# SIZES, TOOLS, CRCS, DIRECTIONS, ITERS, VARIANTS, VARIANT_SIZES, VARIANT_CRCS to narrow the matrix, KEEP=1 to keep
+# the work folder. A TOOLS or VARIANTS entry is a test (write = write_bw, read_lat, ...) with ":b" for -b or ":qN" for
+# -q N.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SIWVM_DIR="${SIWVM_DIR:-$ROOT/../shared/tools/siw-vm}"
@@ -18,6 +22,9 @@ SIZES="${SIZES:-64 4096 65536}"
 CRCS="${CRCS:-0 1}"
 DIRECTIONS="${DIRECTIONS:-siw2jndk jndk2siw}"
 ITERS="${ITERS:-100}"
+VARIANTS="${VARIANTS:-write_lat read_lat send_lat write_bw:b write_bw:q4}"
+VARIANT_SIZES="${VARIANT_SIZES:-4096}"
+VARIANT_CRCS="${VARIANT_CRCS:-0}"
 VM_TIMEOUT=180
 WORK="$(mktemp -d /tmp/interop-perftest.XXXXXX)"
 FAILED=0
@@ -92,16 +99,32 @@ waitjndk() {
   wait "$1"; JRC=$?
 }
 
-# rowline FILE SIZE: the table row for SIZE with ITERS iterations, if any
-rowline() { grep -E "^ $2 +$ITERS +[0-9.]+ +[0-9.]+" "$1" 2>/dev/null | head -1; }
-# wirecheck PCAP CRC: the jndk side's capture must show two MPA Replies (control, data) with the CRC flag = CRC
+# spec TEST: sets BIN (ib_write_bw, ib_read_lat, ...), FLAGS ("", "-b", "-q 4"), NQP (QPs), RITERS (the iterations
+# pattern of a row: ITERS, or any count with several QPs or both directions), LABEL (the case name's first part)
+spec() {
+  local t=${1%%:*} v=""
+  [ "$t" = "$1" ] || v=${1#*:}
+  case "$t" in *_bw|*_lat) ;; *) t="${t}_bw" ;; esac
+  BIN="ib_$t"; FLAGS=""; NQP=1; RITERS=$ITERS; LABEL=$t
+  case "$v" in
+    b) FLAGS="-b"; RITERS='[0-9]+'; LABEL="$t-b" ;;
+    q*) NQP=${v#q}; FLAGS="-q $NQP"; RITERS='[0-9]+'; LABEL="$t-q$NQP" ;;
+  esac
+}
+# rowline FILE SIZE: the table row for SIZE with RITERS iterations, if any (the BW tests' and the latency tests' rows
+# both start with size, iterations and two figures)
+rowline() { grep -E "^ $2 +$RITERS +[0-9.]+ +[0-9.]+" "$1" 2>/dev/null | head -1; }
+# serverrow FILE SIZE: what the server printed, where perftest's server prints a row (ib_read_lat's only lends its buffer)
+serverrow() { [ "$BIN" = ib_read_lat ] && echo "(no row from a read_lat server)" || rowline "$1" "$2"; }
+# wirecheck PCAP CRC: the jndk side's capture must show NQP + 1 MPA Replies (control, data) with the CRC flag = CRC
 # and no malformed frame; prints what is wrong, nothing when all is right
 wirecheck() {
   [ -s "$1" ] || { echo "no capture $1;"; return; }
-  local flags malformed
+  local flags malformed want
   flags=$(tshark --disable-heuristic rpcrdma_iwarp -r "$1" -Y iwarp_mpa.rep -T fields -e iwarp_mpa.crc_flag 2>/dev/null \
     | sed 's/True/1/; s/False/0/' | tr '\n' ' ')
-  [ "$flags" = "$2 $2 " ] || echo "MPA Reply CRC flags '$flags' (want two $2);"
+  want=$(for _ in $(seq 0 "$NQP"); do printf '%s ' "$2"; done)
+  [ "$flags" = "$want" ] || echo "MPA Reply CRC flags '$flags' (want $((NQP + 1)) times $2);"
   malformed=$(tshark --disable-heuristic rpcrdma_iwarp -r "$1" -Y _ws.malformed 2>/dev/null | wc -l)
   [ "$malformed" = 0 ] || echo "$malformed malformed frames in $1;"
 }
@@ -126,16 +149,17 @@ shutdown_vm() {
 }
 
 # Guest perftest client -> jndk server on the host
-case_siw2jndk() { # TOOL SIZE CRC
-  local tool=$1 size=$2 crc=$3 port name="$1_bw-$2-siw2jndk-crc$3" attempt why srv pid grc jrc gout
+case_siw2jndk() { # TEST SIZE CRC
+  spec "$1"
+  local size=$2 crc=$3 port name="$LABEL-$2-siw2jndk-crc$3" attempt why srv pid grc jrc gout
   for attempt in 1 2 3; do
     port=$(freeport)
     srv="$WORK/$name.$attempt.jndk.log"
-    "$ROOT/jndk" "ib_${tool}_bw" -R -p "$port" -s "$size" -n "$ITERS" --pcap "$WORK/$name.$attempt.pcap" > "$srv" 2>&1 &
+    "$ROOT/jndk" "$BIN" -R -p "$port" -s "$size" -n "$ITERS" $FLAGS --pcap "$WORK/$name.$attempt.pcap" > "$srv" 2>&1 < /dev/null &
     pid=$!
     local i=0
     while ! grep -q "Waiting for client" "$srv" && kill -0 $pid 2>/dev/null && [ $i -lt 150 ]; do sleep 0.2; i=$((i+1)); done
-    gcmd "timeout 60 ib_${tool}_bw -R -d siw0 -p $port -s $size -n $ITERS $SIWVM_HOST_IP"
+    gcmd "timeout 60 $BIN -R -d siw0 -p $port -s $size -n $ITERS $FLAGS $SIWVM_HOST_IP"
     grc=$(gwait "$GN" 75)
     waitjndk $pid 30; jrc=$JRC
     gout="$SHARE/out.$GN"
@@ -144,7 +168,7 @@ case_siw2jndk() { # TOOL SIZE CRC
     why=""
     [ "$grc" = 0 ] || why="$why guest rc=$grc$(calib "$gout" && echo ' (clock calibration)');"
     [ "$jrc" = 0 ] || why="$why jndk rc=$jrc: $(grep -v '^ *$' "$srv" | grep -iE 'ib_|fail|error|exception' | head -2 | tr '\n' ' ');"
-    [ -n "$(rowline "$srv" "$size")" ] || why="$why no $size/$ITERS row from jndk;"
+    [ -n "$(serverrow "$srv" "$size")" ] || why="$why no $size/$ITERS row from jndk;"
     [ "$grc" != 0 ] || [ -n "$(rowline "$gout" "$size")" ] || why="$why no $size/$ITERS row from the guest;"
     why="$why $(wirecheck "$WORK/$name.$attempt.pcap" "$crc")"; why="${why% }"
     if [ -z "$why" ]; then row PASS "$name" $(( size * ITERS )) "attempt $attempt"; else row FAIL "$name" 0 "${why# }"; fi
@@ -153,12 +177,13 @@ case_siw2jndk() { # TOOL SIZE CRC
 }
 
 # jndk client -> guest perftest server (through hostfwd 127.0.0.1:28515 -> :18515)
-case_jndk2siw() { # TOOL SIZE CRC
-  local tool=$1 size=$2 crc=$3 name="$1_bw-$2-jndk2siw-crc$3" attempt why cli srn grc jrc id crcflag
+case_jndk2siw() { # TEST SIZE CRC
+  spec "$1"
+  local size=$2 crc=$3 name="$LABEL-$2-jndk2siw-crc$3" attempt why cli srn grc jrc id crcflag
   for attempt in 1 2 3; do
-    id="$tool.$size.$attempt"
+    id="$LABEL.$size.$attempt"
     cli="$WORK/$name.$attempt.jndk.log"
-    gcmd "rm -f ready.$id; (timeout 90 ib_${tool}_bw -R -d siw0 -p 18515 -s $size -n $ITERS > srv.$id.log 2>&1; echo \$? > srv.$id.rc) &
+    gcmd "rm -f ready.$id; (timeout 90 $BIN -R -d siw0 -p 18515 -s $size -n $ITERS $FLAGS > srv.$id.log 2>&1; echo \$? > srv.$id.rc) &
 i=0; while ! ss -ltn | grep -q ':18515 '; do sleep 0.1; i=\$((i+1)); [ \$i -lt 300 ] || exit 1; done
 touch ready.$id"
     srn=$GN
@@ -166,8 +191,8 @@ touch ready.$id"
       row FAIL "$name" 0 "the guest server did not listen (rc $(cat "$SHARE/rc.$srn" 2>/dev/null))"; return
     fi
     crcflag=""; [ "$crc" = 1 ] && crcflag=--crc   # siw answers CRC only when asked (mpa_crc_strict is off)
-    timeout 90 "$ROOT/jndk" "ib_${tool}_bw" -R -p 28515 -s "$size" -n "$ITERS" $crcflag --pcap "$WORK/$name.$attempt.pcap" \
-      127.0.0.1 > "$cli" 2>&1
+    timeout 90 "$ROOT/jndk" "$BIN" -R -p 28515 -s "$size" -n "$ITERS" $FLAGS $crcflag --pcap "$WORK/$name.$attempt.pcap" \
+      127.0.0.1 > "$cli" 2>&1 < /dev/null
     jrc=$?
     waitfile "$SHARE/srv.$id.rc" 60
     grc=$(cat "$SHARE/srv.$id.rc" 2>/dev/null || echo 124)
@@ -177,7 +202,7 @@ touch ready.$id"
     [ "$jrc" = 0 ] || why="$why jndk rc=$jrc: $(grep -iE 'ib_|fail|error|exception' "$cli" | head -2 | tr '\n' ' ');"
     [ "$grc" = 0 ] || why="$why guest rc=$grc$(calib "$SHARE/srv.$id.log" && echo ' (clock calibration)');"
     [ -n "$(rowline "$cli" "$size")" ] || why="$why no $size/$ITERS row from jndk;"
-    [ "$grc" != 0 ] || [ -n "$(rowline "$SHARE/srv.$id.log" "$size")" ] || why="$why no $size/$ITERS row from the guest;"
+    [ "$grc" != 0 ] || [ -n "$(serverrow "$SHARE/srv.$id.log" "$size")" ] || why="$why no $size/$ITERS row from the guest;"
     why="$why $(wirecheck "$WORK/$name.$attempt.pcap" "$crc")"; why="${why% }"
     if [ -z "$why" ]; then row PASS "$name" $(( size * ITERS )) "attempt $attempt"; else row FAIL "$name" 0 "${why# }"; fi
     return
@@ -185,27 +210,33 @@ touch ready.$id"
 }
 
 SIWVM_HOST_IP=10.0.2.2
+# cases CRC: "TEST SIZE" lines, the boot's matrix (the tools at SIZES; in VARIANT_CRCS, the variants at VARIANT_SIZES)
+cases() {
+  local t z
+  for t in $TOOLS; do for z in $SIZES; do echo "$t $z"; done; done
+  case " $VARIANT_CRCS " in *" $1 "*)
+    for t in $VARIANTS; do for z in $VARIANT_SIZES; do echo "$t $z"; done; done ;;
+  esac
+}
 for crc in $CRCS; do
   if ! boot "$crc" "crc$crc"; then
-    for dir in $DIRECTIONS; do for tool in $TOOLS; do for size in $SIZES; do
-      row FAIL "${tool}_bw-$size-$dir-crc$crc" 0 "the VM did not come up (see $SHARE/run.log)"
-    done; done; done
+    for dir in $DIRECTIONS; do while read -r test size; do
+      spec "$test"; row FAIL "$LABEL-$size-$dir-crc$crc" 0 "the VM did not come up (see $SHARE/run.log)"
+    done < <(cases "$crc"); done
     kill "$VM_PID" 2>/dev/null; wait "$VM_PID" 2>/dev/null
     continue
   fi
   for dir in $DIRECTIONS; do
-    for tool in $TOOLS; do
-      for size in $SIZES; do
-        if ! kill -0 "$VM_PID" 2>/dev/null; then
-          row FAIL "${tool}_bw-$size-$dir-crc$crc" 0 "the VM ended early (its $VM_TIMEOUT s budget?)"; continue
-        fi
-        if [ "$dir" = siw2jndk ]; then
-          case_siw2jndk "$tool" "$size" "$crc"
-        else
-          case_jndk2siw "$tool" "$size" "$crc"
-        fi
-      done
-    done
+    while read -r test size; do
+      if ! kill -0 "$VM_PID" 2>/dev/null; then
+        spec "$test"; row FAIL "$LABEL-$size-$dir-crc$crc" 0 "the VM ended early (its $VM_TIMEOUT s budget?)"; continue
+      fi
+      if [ "$dir" = siw2jndk ]; then
+        case_siw2jndk "$test" "$size" "$crc"
+      else
+        case_jndk2siw "$test" "$size" "$crc"
+      fi
+    done < <(cases "$crc")
   done
   shutdown_vm
   echo "# VM crc$crc: $(grep -o 'elapsed=.*' "$SHARE/run.log")" >&2

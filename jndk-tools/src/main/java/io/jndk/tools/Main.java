@@ -12,8 +12,11 @@ import io.jndk.tools.nd.NdwpingCommand;
 import io.jndk.tools.nd.NdwpingpongCommand;
 import io.jndk.tools.perf.PerfCommand;
 import io.jndk.tools.perftest.IbReadBwCommand;
+import io.jndk.tools.perftest.IbReadLatCommand;
 import io.jndk.tools.perftest.IbSendBwCommand;
+import io.jndk.tools.perftest.IbSendLatCommand;
 import io.jndk.tools.perftest.IbWriteBwCommand;
+import io.jndk.tools.perftest.IbWriteLatCommand;
 import io.jndk.tools.rping.RpingCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -22,13 +25,16 @@ import picocli.CommandLine.Command;
 @Command(name = "jndk", mixinStandardHelpOptions = true, version = "jndk 0.1.0",
         description = "A pure-Java NDKPI provider over loopback and iWARP: tools.",
         subcommands = {PerfCommand.class, RpingCommand.class, IbWriteBwCommand.class, IbReadBwCommand.class,
-                IbSendBwCommand.class, InfoCommand.class, StatCommand.class, NdpingCommand.class, NdpingpongCommand.class, NdrpingCommand.class,
+                IbSendBwCommand.class, IbWriteLatCommand.class, IbReadLatCommand.class, IbSendLatCommand.class,
+                InfoCommand.class, StatCommand.class, NdpingCommand.class, NdpingpongCommand.class, NdrpingCommand.class,
                 NdrpingpongCommand.class, NdwpingCommand.class, NdwpingpongCommand.class, NdmrlatCommand.class,
                 NdmrrateCommand.class, SoakCommand.class},
         footer = {"", "Examples:", "  ./jndk perf              loopback demonstration and benchmark",
                 "  ./jndk perf --server     a perf server (client: perf --client 127.0.0.1)",
                 "  ./jndk rping -s -a 127.0.0.1   an rping server (Linux rping compatible)",
                 "  ./jndk ib_write_bw -R    a perftest server (client: ib_write_bw -R HOST)",
+                "  ./jndk ib_send_lat -R    perftest's Send latency server (client: ib_send_lat -R HOST)",
+                "  ./jndk info -v           the device as ibv_devinfo -v shows one, and NDK_ADAPTER_INFO",
                 "  ./jndk info --json       adapter info as JSON",
                 "  ./jndk stat              live counters of every running jndk process",
                 "  ./jndk ndpingpong -s 127.0.0.1   NetworkDirect ping-pong server (client: -c)",
@@ -36,13 +42,18 @@ import picocli.CommandLine.Command;
                 "  ./jndk soak --duration 60s   verified traffic under injected faults",
                 "", "Exit codes (a failure prints one line: what happened, what to check):",
                 "  0  success"})
-public final class Main implements Runnable {
+public final class Main implements java.util.concurrent.Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    /** {@code ./jndk} without a tool: the usage on standard error, and the usage error's status. */
     @Override
-    public void run() {
-        spec.commandLine().usage(System.out);
+    public Integer call() {
+        CommandLine cl = spec.commandLine();
+        cl.getErr().println("jndk: name a tool (./jndk TOOL --help tells more about one):");
+        cl.usage(cl.getErr());
+        cl.getErr().flush();
+        return Failure.Kind.USAGE.exit;
     }
 
     /** Entry point. */
@@ -58,6 +69,13 @@ public final class Main implements Runnable {
         String[] all = java.util.Arrays.copyOf(footer, footer.length + table.length);
         System.arraycopy(table, 0, all, footer.length, table.length);
         cl.getCommandSpec().usageMessage().footer(all);
+        cl.setParameterExceptionHandler((ex, args) -> {
+            CommandLine c = ex.getCommandLine();
+            System.out.flush();
+            c.getErr().println(Usage.line(ex));
+            c.getErr().flush();
+            return Failure.Kind.USAGE.exit;
+        });
         cl.setExecutionExceptionHandler((ex, c, parse) -> {
             Failure f = Failure.of(ex);
             System.out.flush();

@@ -47,11 +47,13 @@ final class StatCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print one JSON record per sample.")
     boolean json;
 
-    @Option(names = "--interval", paramLabel = "SECONDS", defaultValue = "0",
-            description = "Seconds between samples; later samples show deltas and rates (default: one sample).")
-    double interval;
+    @Option(names = "--interval", paramLabel = "SECONDS",
+            description = "Seconds between samples, more than 0 (at most 3600); later samples show deltas and rates"
+                    + " (default: one sample).")
+    Double interval;
 
-    @Option(names = "--count", paramLabel = "N", description = "Number of samples (default: 1, or until interrupted with --interval).")
+    @Option(names = "--count", paramLabel = "N", description = "Number of samples, with --interval (default: until"
+            + " interrupted).")
     Integer count;
 
     /** One adapter's sample: its name, transport, address, counters by attribute name, and when it was read. */
@@ -64,11 +66,22 @@ final class StatCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (interval < 0 || count != null && count < 1) {
-            System.err.println("jndk stat: --interval must be >= 0 and --count >= 1");
+        if (interval != null && !(interval > 0 && interval <= 3600)) {
+            System.err.println("jndk stat: --interval " + java.math.BigDecimal.valueOf(interval).stripTrailingZeros()
+                    .toPlainString() + " is not a time between samples: give seconds, more"
+                    + " than 0 and at most 3600 (without --interval: one sample)");
             return 2;
         }
-        int samples = count != null ? count : interval > 0 ? Integer.MAX_VALUE : 1;
+        if (count != null && (count < 1 || interval == null && count > 1)) {
+            System.err.println("jndk stat: --count " + count + (count < 1 ? " must be at least 1"
+                    : " needs --interval SECONDS (the time between the samples)"));
+            return 2;
+        }
+        if (pid != null && !pid.matches("[1-9][0-9]{0,18}")) {
+            System.err.println("jndk stat: '" + pid + "' is not a process id (./jndk stat lists the processes with adapters)");
+            return 2;
+        }
+        int samples = count != null ? count : interval != null ? Integer.MAX_VALUE : 1;
         try {
             return sample(samples);
         } finally {
@@ -91,7 +104,7 @@ final class StatCommand implements Callable<Integer> {
         Map<String, AdapterSample> previous = new LinkedHashMap<>();
         for (int i = 0; i < samples; i++) {
             if (i > 0) {
-                Thread.sleep((long) (interval * 1000));
+                Thread.sleep((long) (interval * 1000)); // the sampling period itself, not a synchronisation
             }
             List<AdapterSample> now = new ArrayList<>();
             List<String> problems = new ArrayList<>();
@@ -100,7 +113,7 @@ final class StatCommand implements Callable<Integer> {
                     now.addAll(read(id));
                 } catch (IOException | AttachNotSupportedException | JMException | RuntimeException e) {
                     connections.remove(id);
-                    problems.add("process " + id + ": " + e);
+                    problems.add("process " + id + ": " + why(id, e));
                 }
             }
             if (pid != null && !problems.isEmpty()) {
@@ -113,6 +126,25 @@ final class StatCommand implements Callable<Integer> {
             now.forEach(s -> previous.put(s.key(), s));
         }
         return 0;
+    }
+
+    /** Why process {@code id} could not be read, in words (no exception class names). */
+    static String why(String id, Exception e) {
+        boolean alive;
+        try {
+            alive = ProcessHandle.of(Long.parseLong(id)).map(ProcessHandle::isAlive).orElse(false);
+        } catch (NumberFormatException nfe) {
+            alive = false;
+        }
+        if (!alive) {
+            return "no such process (it may have ended)";
+        }
+        if (e instanceof AttachNotSupportedException || e instanceof IOException) {
+            return "cannot attach to it: it is not a Java process, runs as another user, or does not answer"
+                    + " (jcmd " + id + " VM.version tells which)";
+        }
+        String m = e.getMessage();
+        return "its counters could not be read" + (m == null || m.isBlank() ? "" : " (" + m.strip() + ")");
     }
 
     /** The JVMs to look at: the one given, or every local JVM but this one. */

@@ -29,4 +29,27 @@ class InfoCountersTest {
             assertThat(json).contains("\"" + c.name().toLowerCase(Locale.ROOT) + "\":0");
         }
     }
+
+    /** ibv_devinfo's shape: the device, its port and state, MTU, the attributes with -v, the devices with -l. */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void theAdapterLooksLikeIbvDevinfoBesideItsNdkAdapterInfo() throws Exception {
+        String plain = run("info", "--transport", "iwarp");
+        assertThat(plain).startsWith("hca_id:\tjndk0\n\ttransport:\t\t\tiWARP (1)\n")
+                .contains("\tphys_port_cnt:\t\t\t1\n\t\tport:\t1\n\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n")
+                .contains("\t\t\tactive_mtu:\t\t1024 (3)\n").contains("\t\t\tlink_layer:\t\tEthernet\n")
+                .doesNotContain("max_qp_rd_atom").contains("NDK_ADAPTER_INFO").contains("  maxInboundReadLimit      128");
+        String verbose = run("info", "-v", "-d", "jndk0");
+        assertThat(verbose).contains("\tmax_qp_rd_atom:\t\t\t128\n").contains("\tmax_qp_init_rd_atom:\t\t128\n")
+                .contains("\tdevice_cap_flags:\t\t0x00220000\n\t\t\t\t\tMEM_WINDOW\n\t\t\t\t\tMEM_MGT_EXTENSIONS\n")
+                .contains("\t\t\tmax_msg_sz:\t\t0x40000000\n")
+                .containsPattern("(?m)^  adapterFlags +0x[0-9A-F]{8}\n {27}IN_ORDER_DMA_SUPPORTED$");
+        assertThat(run("info", "-l")).isEqualTo("2 HCAs found:\n\tjndk_lo\n\tjndk0\n");
+        assertThat(run("info", "--json")).contains("\"device\":{\"hca_id\":\"jndk_lo\"").contains("\"port_state\":\"PORT_ACTIVE (4)\"")
+                .contains("\"adapterFlags\":[\"IN_ORDER_DMA_SUPPORTED\"");
+        try (JndkProcess p = JndkProcess.start(java.util.List.of(), "info", "-d", "mlx5_0")) {
+            assertThat(p.await(RUN)).isEqualTo(2);
+            assertThat(p.output().strip()).isEqualTo("[stderr] jndk info: no device mlx5_0 (./jndk info -l lists them)");
+        }
+    }
 }

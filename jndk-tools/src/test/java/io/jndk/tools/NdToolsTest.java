@@ -103,6 +103,20 @@ class NdToolsTest {
         }
     }
 
+    /**
+     * ndping with its default -q 16 over every size to 1 MiB: a credit can come back before this side reaped the Sends
+     * it covers, and the client still never has more than -q Sends posted (the send queue's depth; it used to stop
+     * with "post send failed: STATUS_INSUFFICIENT_RESOURCES").
+     */
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void ndpingWithItsDefaultDepthStaysWithinItsSendQueue() throws Exception {
+        String out = pair("ndping", "--iters", "200", "--max-size", "1048576", "--json");
+        List<String> records = out.lines().filter(l -> !l.isBlank()).toList();
+        assertThat(records).as(out).hasSize(21).allMatch(l -> JSON.matcher(l).matches());
+        assertThat(out).doesNotContain("INSUFFICIENT_RESOURCES");
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"ndpingpong", "ndwpingpong", "ndrping", "ndrpingpong"})
     @Timeout(value = 120, unit = TimeUnit.SECONDS)

@@ -175,4 +175,26 @@ class PerfCommandTest {
             assertThat(p.output()).contains("[stderr] jndk perf: ");
         }
     }
+
+    /**
+     * Ctrl-C (SIGINT) during a run: the rows finished so far stay, the chart is drawn from them, and one line says how
+     * far the run got.
+     */
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void anInterruptedRunKeepsAndChartsTheRowsItFinished(@TempDir Path dir) throws Exception {
+        Path svg = dir.resolve("partial.svg");
+        try (JndkProcess p = JndkProcess.start(List.of(), "perf", "-s", "8,16,32,64,128,256,512,1024", "--op", "write", "-D",
+                "1", "--json", "--plot", svg.toString())) {
+            String first = p.nextLine(Duration.ofSeconds(60));
+            assertThat(first).as("first row; output:%n%s", p.output()).startsWith("{\"transport\":\"loopback\"");
+            Process kill = new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start();
+            assertThat(kill.waitFor()).isZero();
+            assertThat(p.await(Duration.ofSeconds(30))).as("exit after SIGINT; output:%n%s", p.output()).isEqualTo(130);
+            long rows = p.stdout().lines().count();
+            assertThat(rows).isBetween(1L, 7L);
+            assertThat(p.output()).contains("[stderr] jndk perf: interrupted after " + rows + " of 8 rows");
+            assertThat(PerfPlotTest.series(svg)).containsExactlyInAnyOrder("bandwidth/write/" + rows, "latency/write/" + rows);
+        }
+    }
 }

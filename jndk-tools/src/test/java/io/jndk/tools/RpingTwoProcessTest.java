@@ -149,4 +149,25 @@ class RpingTwoProcessTest {
                     .startsWith("[stderr] rping: client: cannot connect to 127.0.0.1:" + port + ": connection refused");
         }
     }
+
+    /** rping's -q (self-created QP) and -t TOS: accepted on both sides; -t says once that it is not applied. */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void selfCreatedQpAndTypeOfServiceAreAcceptedAndTosIsSaidNotApplied() throws Exception {
+        try (JndkProcess server = JndkProcess.start(List.of(), "rping", "-s", "-a", "127.0.0.1", "-p", "0", "-d", "-q", "-t",
+                "16")) {
+            int port = awaitListening(server);
+            try (JndkProcess client = JndkProcess.start(List.of(), "rping", "-c", "-a", "127.0.0.1", "-p", "" + port, "-C",
+                    "3", "-V", "-q", "-t", "16")) {
+                assertThat(client.await(RUN)).as("client exit; output:%n%s", client.output()).isEqualTo(0);
+                assertThat(client.output()).contains(
+                        "[stderr] rping: -t 16 is not applied: the iwarp transport sets no IP type of service");
+            }
+            assertThat(server.await(RUN)).as("server exit; output:%n%s", server.output()).isEqualTo(0);
+        }
+        try (JndkProcess bad = JndkProcess.start(List.of(), "rping", "-c", "-a", "127.0.0.1", "-t", "300")) {
+            assertThat(bad.await(RUN)).isEqualTo(Failure.Kind.USAGE.exit);
+            assertThat(bad.output().strip()).isEqualTo("[stderr] rping: Invalid tos 300 (valid range is 0 to 255)");
+        }
+    }
 }

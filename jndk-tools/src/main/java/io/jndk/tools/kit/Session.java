@@ -11,6 +11,7 @@ import io.jndk.api.NdkPd;
 import io.jndk.api.NdkQp;
 import io.jndk.api.NdkResultEx;
 import io.jndk.api.NtStatus;
+import io.jndk.api.Ref;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
@@ -41,13 +42,31 @@ public final class Session implements AutoCloseable {
         this.pd = pd;
     }
 
-    /** Opens a {@code transport} adapter on {@code at}; a failure is one line: "cannot open an iwarp adapter on ...". */
+    /**
+     * Opens a {@code transport} adapter on {@code at}; a failure is one line: "cannot open an iwarp adapter on ..."
+     * ("a loopback adapter"), a bad option value a {@link Failure.Kind#USAGE} failure.
+     */
     public static NdkAdapter open(String transport, InetAddress at, Map<String, String> options) {
+        String what = "cannot open " + article(transport) + " " + transport + " adapter on " + at.getHostAddress() + ": ";
+        Ref<NdkAdapter> adapter = new Ref<>();
+        int st;
         try {
-            return Ndk.open(NdkOpenParameters.of(transport, at).withOptions(options));
+            st = Ndk.openAdapter(NdkOpenParameters.of(transport, at).withOptions(options), adapter);
+        } catch (IllegalArgumentException e) {
+            throw new Failure(Failure.Kind.USAGE, what + e.getMessage());
         } catch (RuntimeException e) {
-            throw new Failure("cannot open an " + transport + " adapter on " + at.getHostAddress() + ": " + e.getMessage());
+            throw new Failure(what + (e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName()));
         }
+        if (st != NtStatus.STATUS_SUCCESS) {
+            throw new Failure(what + NtStatus.describe(st) + (st == NtStatus.NDIS_STATUS_ADAPTER_NOT_READY
+                    ? " (the transports installed: " + String.join(", ", Ndk.transports()) + ")" : ""));
+        }
+        return adapter.get();
+    }
+
+    /** "an" before a vowel, else "a" ("an iwarp adapter", "a loopback adapter"). */
+    static String article(String word) {
+        return !word.isEmpty() && "aeiouAEIOU".indexOf(word.charAt(0)) >= 0 ? "an" : "a";
     }
 
     /** {@code n} result slots. */
@@ -69,8 +88,18 @@ public final class Session implements AutoCloseable {
         return options(crc, pcap, Map.of());
     }
 
-    /** The adapter options of a run: {@code extra} (perf's {@code -O KEY=VALUE}), then crc and pcap over them. */
+    /**
+     * The adapter options of a run: {@code extra} (perf's {@code -O KEY=VALUE}), then crc and pcap over them. A capture
+     * file in a folder that does not exist is a usage error said now (the adapter would only fail to open).
+     */
     public static Map<String, String> options(boolean crc, String pcap, Map<String, String> extra) {
+        if (pcap != null) {
+            java.nio.file.Path dir = java.nio.file.Path.of(pcap).toAbsolutePath().getParent();
+            if (dir == null || !java.nio.file.Files.isDirectory(dir)) {
+                throw new Failure(Failure.Kind.USAGE, "--pcap " + pcap + ": the folder " + dir + " does not exist (create it"
+                        + " first, or give another file)");
+            }
+        }
         Map<String, String> o = new HashMap<>(extra);
         if (crc) {
             o.put("crc", "true");

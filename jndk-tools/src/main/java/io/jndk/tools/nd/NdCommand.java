@@ -1,10 +1,8 @@
 package io.jndk.tools.nd;
 
-import io.jndk.tools.kit.Failure;
+import io.jndk.tools.kit.Net;
 import java.io.PrintStream;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -33,10 +31,6 @@ abstract class NdCommand extends NdOptions {
             + " ping-pong tools keep one).")
     int depth = 16;
 
-    @Option(names = {"-V", "--verify"}, order = 7, description = "Client: check the data that comes back (ndpingpong,"
-            + " ndwpingpong: every echo; ndrping, ndrpingpong: every size); the figures then include the check.")
-    boolean verify;
-
     @Option(names = "--port", order = 9, paramLabel = "PORT", description = "Port (overrides :PORT; 0 with -s picks a free one).")
     Integer port;
 
@@ -54,6 +48,11 @@ abstract class NdCommand extends NdOptions {
 
     NdCommand(NdTest test) {
         this.test = test;
+    }
+
+    /** Whether {@code -V} was given (the tools with data coming back have it, {@link NdVerifyOption}). */
+    boolean verify() {
+        return false;
     }
 
     @Override
@@ -74,9 +73,9 @@ abstract class NdCommand extends NdOptions {
         if (client && target == null) {
             throw usage("the client needs the server's address: " + test.tool + " -c IP[:PORT]");
         }
-        if (verify && (server || !(test.pingPong || test.op == NdTest.Op.READ))) {
-            throw usage("--verify is for the clients of ndpingpong, ndwpingpong, ndrping and ndrpingpong (data comes back"
-                    + " to them)");
+        boolean verify = verify();
+        if (verify && server) {
+            throw usage("-V is for the client (the data comes back to it)");
         }
         InetSocketAddress at = address();
         try (PrintStream out = output()) {
@@ -111,10 +110,6 @@ abstract class NdCommand extends NdOptions {
         if (p < 0 || p > 65535 || (client && p == 0)) {
             throw usage("bad port " + p);
         }
-        try {
-            return new InetSocketAddress(InetAddress.getByName(host), p);
-        } catch (UnknownHostException e) {
-            throw new Failure(Failure.Kind.UNREACHABLE, "unknown host " + host + " (check the name, or give an IP address)");
-        }
+        return new InetSocketAddress(Net.resolve(host), p);
     }
 }

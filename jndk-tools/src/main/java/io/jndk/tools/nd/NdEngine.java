@@ -199,9 +199,13 @@ final class NdEngine {
             }
         }
 
-        /** Up to {@code -q} Sends in flight, within the receive credits the server returns. */
+        /**
+         * Up to {@code -q} Sends in flight, within the receive credits the server returns: a credit can come back
+         * before this side has reaped the Sends it covers, so the credits alone would let more than {@code -q} Sends
+         * (the send queue's depth) be outstanding.
+         */
         private void sends(int size, int iters) {
-            Loops.stream(window(iters, (posted, done) -> credits > 0, i -> {
+            Loops.stream(window(iters, (posted, done) -> credits > 0 && posted - done < depth, i -> {
                 s.sendData(size, false);
                 credits--;
             }, () -> {

@@ -1,13 +1,12 @@
 package io.jndk.tools.nd;
 
 import io.jndk.api.Mdl;
-import io.jndk.api.Ndk;
 import io.jndk.api.NdkAdapter;
 import io.jndk.api.NdkMr;
 import io.jndk.api.NdkMrFlags;
-import io.jndk.api.NdkOpenParameters;
 import io.jndk.api.NdkPd;
 import io.jndk.tools.kit.Failure;
+import io.jndk.tools.kit.Session;
 import io.jndk.tools.kit.Sync;
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
@@ -45,12 +44,7 @@ abstract class NdMrCommand extends NdOptions {
         } catch (UnknownHostException e) {
             throw new Failure(Failure.Kind.UNREACHABLE, "unknown host " + address + " (give one of this host's IP addresses)");
         }
-        NdkAdapter adapter;
-        try {
-            adapter = Ndk.open(NdkOpenParameters.of("iwarp", at));
-        } catch (RuntimeException e) {
-            throw new Failure("cannot open an iwarp adapter on " + address + ": " + e.getMessage());
-        }
+        NdkAdapter adapter = Session.open("iwarp", at, java.util.Map.of());
         try (PrintStream out = output(); Arena arena = Arena.ofShared()) {
             NdkAdapter a = adapter;
             pd = Sync.create("CreatePd", a::createPd);

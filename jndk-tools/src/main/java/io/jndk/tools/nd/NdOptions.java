@@ -12,8 +12,8 @@ import picocli.CommandLine.Option;
 
 /** Options every ND tool has: the size range, iterations, output form and log file. */
 abstract class NdOptions implements Callable<Integer> {
-    @Option(names = "--iters", order = 10, paramLabel = "N", description = "Iterations per size at most (default ${DEFAULT-VALUE}); large sizes"
-            + " run fewer (see docs/USAGE.md).")
+    @Option(names = "--iters", order = 10, paramLabel = "N", description = "Iterations per size at most (default ${DEFAULT-VALUE});"
+            + " above 64 KiB fewer: 64 MiB / size.")
     int iterations = NdTest.DEFAULT_ITERATIONS;
 
     @Option(names = "--max-size", order = 11, paramLabel = "OCTETS", description = "Largest size (default ${DEFAULT-VALUE}: 4 MiB); sizes"

@@ -1,6 +1,7 @@
 package io.jndk.tools.nd;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 
 /** {@code jndk ndpingpong}: Send/Receive ping-pong: the server Sends every message straight back; Latency is half the round trip. */
 @Command(name = "ndpingpong", sortOptions = false, usageHelpWidth = 110,
@@ -11,8 +12,16 @@ import picocli.CommandLine.Command;
                 "  ./jndk ndpingpong -c 127.0.0.1:54325 --json --iters 100",
                 "", "Exit codes: see ./jndk --help (0 ok, 4 nothing listening, 5 rejected, 7 unreachable/timeout)."})
 public final class NdpingpongCommand extends NdCommand {
+    @Mixin
+    NdVerifyOption verifyOption;
+
     /** The tool. */
     public NdpingpongCommand() {
         super(NdTest.PINGPONG);
+    }
+
+    @Override
+    boolean verify() {
+        return verifyOption.verify;
     }
 }

@@ -1,6 +1,7 @@
 package io.jndk.tools.nd;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 
 /** {@code jndk ndrpingpong}: RDMA Read, one at a time: Latency is one Read's round trip. */
 @Command(name = "ndrpingpong", sortOptions = false, usageHelpWidth = 110,
@@ -11,8 +12,16 @@ import picocli.CommandLine.Command;
                 "  ./jndk ndrpingpong -c 127.0.0.1:54327 --json --iters 100",
                 "", "Exit codes: see ./jndk --help (0 ok, 4 nothing listening, 5 rejected, 7 unreachable/timeout)."})
 public final class NdrpingpongCommand extends NdCommand {
+    @Mixin
+    NdVerifyOption verifyOption;
+
     /** The tool. */
     public NdrpingpongCommand() {
         super(NdTest.RPINGPONG);
+    }
+
+    @Override
+    boolean verify() {
+        return verifyOption.verify;
     }
 }

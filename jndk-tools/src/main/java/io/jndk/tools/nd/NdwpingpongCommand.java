@@ -1,6 +1,7 @@
 package io.jndk.tools.nd;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 
 /** {@code jndk ndwpingpong}: RDMA Write ping-pong: each side Writes the data then Sends a 4-octet notice; Latency is half the round trip. */
 @Command(name = "ndwpingpong", sortOptions = false, usageHelpWidth = 110,
@@ -11,8 +12,16 @@ import picocli.CommandLine.Command;
                 "  ./jndk ndwpingpong -c 127.0.0.1:54327 --json --iters 100",
                 "", "Exit codes: see ./jndk --help (0 ok, 4 nothing listening, 5 rejected, 7 unreachable/timeout)."})
 public final class NdwpingpongCommand extends NdCommand {
+    @Mixin
+    NdVerifyOption verifyOption;
+
     /** The tool. */
     public NdwpingpongCommand() {
         super(NdTest.WPINGPONG);
+    }
+
+    @Override
+    boolean verify() {
+        return verifyOption.verify;
     }
 }

@@ -128,28 +128,34 @@ final class PerfClient {
         }
         Map<String, String> opts = Session.options(crc, pcap, providerOptions);
         opts.putIfAbsent("mpa.timeout.ms", Long.toString(CONNECT_TIMEOUT_MS));
-        adapter = Ndk.open(NdkOpenParameters.of(transport, local).withOptions(opts));
-        pd = Sync.create("CreatePd", adapter::createPd);
-        inlineLimit = inline ? adapter.info().maxInlineDataSize() : 0;
-        int index = 0;
-        for (int size : sizes) {
-            for (String op : ops) {
-                progress.row(index++, sizes.size() * ops.size(), op + " " + size + " B", 1, 0); // moves row by row
-                PerfFormat.Row r;
-                try {
-                    r = PerfFormat.sum(size, op, latency ? "lat" : "bw", runAll(Op.of(op), size), inlined(Op.of(op), size));
-                } catch (Failure e) {
-                    progress.close();
-                    out.flush();
-                    err.println("jndk perf: " + e.getMessage());
-                    return e.exit(); // nothing is closed: the process ends here
+        adapter = Session.open(transport, local, opts);
+        try {
+            pd = Sync.create("CreatePd", adapter::createPd);
+            inlineLimit = inline ? adapter.info().maxInlineDataSize() : 0;
+            int index = 0;
+            for (int size : sizes) {
+                for (String op : ops) {
+                    int n = itersFor.applyAsInt(size);
+                    progress.row(index++, sizes.size() * ops.size(), op + " " + size + " B",
+                            (long) qps * (n + (latency ? 0 : Math.min(n, 5000))), 0, size);
+                    PerfFormat.Row r;
+                    try {
+                        r = PerfFormat.sum(size, op, latency ? "lat" : "bw", runAll(Op.of(op), size, progress),
+                                inlined(Op.of(op), size));
+                    } catch (Failure e) {
+                        progress.close();
+                        out.flush();
+                        err.println("jndk perf: " + e.getMessage());
+                        return e.exit();
+                    }
+                    rows.add(r);
+                    progress.println(() -> format.row(out, r, transport));
                 }
-                rows.add(r);
-                progress.println(() -> format.row(out, r, transport));
             }
+        } finally {
+            Sync.close(pd);
+            adapter.close();
         }
-        Sync.close(pd);
-        adapter.close();
         boolean ok = rows.stream().allMatch(PerfFormat.Row::verified);
         if (format == PerfFormat.TABLE) {
             out.println();
@@ -165,15 +171,15 @@ final class PerfClient {
     }
 
     /** One connection per QP, all at once (each in its own thread when there are several). */
-    private List<PerfFormat.Part> runAll(Op op, int size) {
+    private List<PerfFormat.Part> runAll(Op op, int size, PerfProgress progress) {
         if (qps == 1) {
-            return List.of(runOne(op, size));
+            return List.of(runOne(op, size, progress));
         }
         List<PerfFormat.Part> parts = new ArrayList<>();
         List<ToolThread> threads = new ArrayList<>();
         for (int i = 0; i < qps; i++) {
             threads.add(ToolThread.start("perf-client-" + i, () -> {
-                PerfFormat.Part p = runOne(op, size);
+                PerfFormat.Part p = runOne(op, size, progress);
                 synchronized (parts) {
                     parts.add(p);
                 }
@@ -209,14 +215,13 @@ final class PerfClient {
         }
     }
 
-    private PerfFormat.Part runOne(Op op, int size) {
+    private PerfFormat.Part runOne(Op op, int size, PerfProgress progress) {
         int n = itersFor.applyAsInt(size);
         int m = latency ? 0 : Math.min(n, 5000);
         // Every slot is written at least once (the write read-back compares them all), and the buffer stays bounded.
         int slots = latency ? 1 : (int) Math.max(1, Math.min(Math.min(depth, n), PerfProtocol.MAX_BUFFER / size));
         int window = Math.min(depth, slots);
-        Session session = new Session(adapter, pd);
-        boolean abandon = false;
+        Session session = new Session(adapter, pd).quietConnectors();
         try (Arena arena = Arena.ofShared()) {
             long length = (long) slots * size;
             MemorySegment buf = arena.allocate(length, 4096);
@@ -244,17 +249,13 @@ final class PerfClient {
                             PerfProtocol.VERSION)
                     : new Request(op, size, n, m, slots, depth, seed, buf.address(), mr.getRemoteToken(), length, latency,
                             PerfProtocol.VERSION);
-            Accept acc;
-            int readLimit;
-            abandon = true; // a failed connection ends the process: nothing is closed then
             IntRef outbound = new IntRef();
-            acc = connect(conn, qp, req, outbound);
-            readLimit = Math.max(1, outbound.value);
-            abandon = false;
+            Accept acc = connect(conn, qp, req, outbound);
+            int readLimit = Math.max(1, outbound.value);
             header();
             NdkConnector cn = conn;
             Sync.request("CompleteConnect", (rc, c) -> cn.completeConnect(null, null, rc, c));
-            PerfLink link = new PerfLink(qp, icq, rcq, control, controlMr, acc, block ? notified : null);
+            PerfLink link = new PerfLink(qp, icq, rcq, control, controlMr, acc, block ? notified : null, progress);
             if (inlined(op, size)) {
                 link.flags = NdkOpFlags.INLINE;
                 link.inline = new NdkSge[slots][];
@@ -274,9 +275,7 @@ final class PerfClient {
             Sync.request("Disconnect", (rc, c) -> cn.disconnect(rc, c));
             return row;
         } finally {
-            if (!abandon) {
-                session.close();
-            }
+            session.close();
         }
     }
 
@@ -304,7 +303,7 @@ final class PerfClient {
             if (reason != null) {
                 throw new Failure(Failure.Kind.REJECTED, "the jndk server at " + at + " rejected the request: " + reason);
             }
-throw Failure.connect(at, conn, st, "start one first: ./jndk perf --server");
+            throw Failure.connect(at, conn, st, "start one first: ./jndk perf --server");
         }
         Checks.check(conn.getConnectionData(null, outbound, data, length), "GetConnectionData");
         try {
@@ -396,6 +395,7 @@ throw Failure.connect(at, conn, st, "start one first: ./jndk perf --server");
             }
             int k = l.reapInitiator("send completion");
             done += k;
+            l.progress.add(k);
             int a = l.reapControl();
             if (k + a > 0) {
                 w.progress();
@@ -418,6 +418,7 @@ throw Failure.connect(at, conn, st, "start one first: ./jndk perf --server");
                 }
             }
             h.recordValue(Math.max(1, (System.nanoTime() - s) / 10));
+            l.progress.add(1);
         }
         w.progress();
         while (l.good < 0 || done < sent) {
@@ -440,6 +441,7 @@ throw Failure.connect(at, conn, st, "start one first: ./jndk perf --server");
         while (l.reapInitiator(what) == 0) {
             l.idle(w);
         }
+        l.progress.add(1);
     }
 
     private static PerfFormat.Part part(long n, long elapsedNs, Histogram h, boolean verified) {
@@ -455,7 +457,7 @@ throw Failure.connect(at, conn, st, "start one first: ./jndk perf --server");
         Histogram h = new Histogram(3_600_000_000L, 3);
         Loops.PingPong pp = Loops.writePingPong(src, back, size - 1, n, Long.MAX_VALUE,
                 () -> l.qp.write(null, l.out(src, 0, size, srcMr), 1, l.server.va(), l.server.token(), l.flags),
-                () -> l.reapInitiator("write completion"), w, h, null);
+                () -> l.reapInitiator("write completion"), w, h, () -> l.progress.add(256));
         Loops.drain(pp.outstanding(), () -> {
             int k = l.reapInitiator("write completion");
             l.idle(w);
@@ -509,6 +511,7 @@ throw Failure.connect(at, conn, st, "start one first: ./jndk perf --server");
             }
             h.recordValue(Math.max(1, (System.nanoTime() - s) / 20));
             elapsed = System.nanoTime() - t0;
+            l.progress.add(1);
             ok &= r.bytesTransferred == size && got.asSlice(0, size).mismatch(expect) == -1;
             got.fill((byte) 0);
             rsge[0].set(got.address(), (int) slot, backMr.getLocalToken());

@@ -2,6 +2,8 @@ package io.jndk.tools.perf;
 
 import io.jndk.tools.kit.CaptureOption;
 import io.jndk.tools.kit.Failure;
+import io.jndk.tools.kit.Net;
+import io.jndk.tools.kit.ProviderOptions;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -62,7 +64,7 @@ public final class PerfCommand implements Callable<Integer> {
     Double warmup;
 
     @Option(names = {"-O", "--option"}, paramLabel = "KEY=VALUE", description = "Provider option for both adapters,"
-            + " repeatable (docs/USER-GUIDE.md lists them; e.g. -O poll=true, -O mss=9000).")
+            + " repeatable, checked before the run (docs/TRANSPORTS.md lists them; e.g. -O poll=true, -O mss=9000).")
     java.util.Map<String, String> providerOptions = new java.util.LinkedHashMap<>();
 
     @Option(names = "--depth", defaultValue = "16", description = "Operations in flight in bw mode (default: ${DEFAULT-VALUE}).")
@@ -142,29 +144,81 @@ public final class PerfCommand implements Callable<Integer> {
         validate();
         PerfFormat format = json ? PerfFormat.JSON : csv ? PerfFormat.CSV : PerfFormat.TABLE;
         if (server) {
-            InetAddress at = InetAddress.getByName(bind == null ? "127.0.0.1" : bind);
-            return new PerfServer(transport == null ? "iwarp" : transport, at, port, once ? 1 : connections, crc, capture.file(),
+            InetAddress at = Net.resolve(bind == null ? "127.0.0.1" : bind);
+            return new PerfServer(transportName(), at, port, once ? 1 : connections, crc, capture.file(),
                     injectFault, System.out, System.err).withOptions(providerOptions).run();
         }
         if (client != null) {
-            InetAddress host;
-            try {
-                host = InetAddress.getByName(client);
-            } catch (java.net.UnknownHostException e) {
-                System.err.println("jndk perf: unknown host " + client);
-                return 2;
-            }
-            List<PerfFormat.Row> rows = new ArrayList<>();
+            InetAddress host = Net.resolve(client);
+            InetAddress from = bind == null ? null : Net.resolve(bind);
             int status;
-            try (PerfProgress progress = progress(format)) {
-                status = new PerfClient(transport == null ? "iwarp" : transport, client, new InetSocketAddress(host, port),
-                        bind == null ? null : InetAddress.getByName(bind), ops, sizes(), this::itersFor, depth, crc, capture.file(),
+            try (PerfProgress progress = progress(format); Interrupt stop = new Interrupt(progress)) {
+                status = new PerfClient(transportName(), client, new InetSocketAddress(host, port),
+                        from, ops, sizes(), this::itersFor, depth, crc, capture.file(),
                         seed != null ? seed : new SplittableRandom().nextLong(), format, mode.equals("lat"), qps, inline,
                         wait.block, System.out, System.err).withOptions(providerOptions).run(rows, progress);
+                stop.finished();
             }
-            return plotted(rows, status);
+            return plotted(List.copyOf(rows), status);
         }
-        return local(format, transport == null ? "loopback" : transport, System.out);
+        return local(format, transportName(), System.out);
+    }
+
+    /** The rows finished so far (the run adds them; an interrupt reports and plots them). */
+    private final List<PerfFormat.Row> rows = java.util.Collections.synchronizedList(new ArrayList<>());
+
+    /**
+     * Ctrl-C (SIGINT) or a SIGTERM during the run: the rows printed so far are complete and stay; the hook clears the
+     * progress bar, says how many rows were done, and draws the {@code --plot} chart from them, so that what the
+     * interrupted run measured is not lost. The JVM then ends as it would (status 130 after SIGINT).
+     */
+    private final class Interrupt implements AutoCloseable {
+        private final PerfProgress progress;
+        private final Thread hook;
+        private volatile boolean finished;
+
+        Interrupt(PerfProgress progress) {
+            this.progress = progress;
+            this.hook = new Thread(this::interrupted, "perf-interrupt");
+            Runtime.getRuntime().addShutdownHook(hook);
+        }
+
+        void finished() {
+            finished = true;
+        }
+
+        private void interrupted() {
+            if (finished) {
+                return;
+            }
+            progress.close();
+            System.out.flush();
+            List<PerfFormat.Row> done = List.copyOf(rows);
+            int total = sizes().size() * ops.size();
+            System.err.println("jndk perf: interrupted after " + done.size() + " of " + total + " rows (the rows printed"
+                    + " are complete; the one running was dropped)");
+            try {
+                plotted(done, 0);
+            } catch (RuntimeException e) {
+                System.err.println("jndk perf: " + e.getMessage());
+            }
+            System.err.flush();
+        }
+
+        @Override
+        public void close() {
+            finished = true;
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // the JVM is shutting down: the hook runs (and sees finished)
+            }
+        }
+    }
+
+    /** The transport: --transport, else loopback in one process and iwarp with --server or --client. */
+    private String transportName() {
+        return transport != null ? transport : server || client != null ? "iwarp" : "loopback";
     }
 
     private void validate() {
@@ -201,7 +255,33 @@ public final class PerfCommand implements Callable<Integer> {
         }
         if (plot != null) {
             PerfPlot.Kind.of(plot); // an unknown extension fails before the run, not after
+            Path dir = plot.toAbsolutePath().getParent();
+            if (dir == null || !java.nio.file.Files.isDirectory(dir)) {
+                throw new IllegalArgumentException("--plot " + plot + ": the folder " + dir + " does not exist (create it"
+                        + " first, or give another file)");
+            }
+            if (!java.nio.file.Files.isWritable(dir) || java.nio.file.Files.isDirectory(plot)
+                    || java.nio.file.Files.exists(plot) && !java.nio.file.Files.isWritable(plot)) {
+                throw new IllegalArgumentException("--plot " + plot + ": cannot write there (check the permissions, or give"
+                        + " another file)");
+            }
         }
+        if (!List.of("loopback", "iwarp").contains(transportName())) {
+            throw new IllegalArgumentException("unknown --transport " + transport + " (loopback or iwarp)");
+        }
+        if (capture.file() != null && !transportName().equals("iwarp")) {
+            throw new IllegalArgumentException("--pcap captures iWARP frames, and the loopback transport has none: add"
+                    + " --transport iwarp to capture");
+        }
+        if (crc && !transportName().equals("iwarp")) {
+            throw new IllegalArgumentException("--crc asks for MPA CRC32c on iWARP FPDUs, and the loopback transport has"
+                    + " none: add --transport iwarp");
+        }
+        if (server && transportName().equals("loopback") || client != null && transportName().equals("loopback")) {
+            throw new IllegalArgumentException("--server and --client run over iwarp (loopback joins QPs of one process"
+                    + " only)");
+        }
+        ProviderOptions.check(providerOptions, transportName());
         if (server && client != null) {
             throw new IllegalArgumentException("--server and --client exclude each other");
         }
@@ -231,10 +311,10 @@ public final class PerfCommand implements Callable<Integer> {
         List<Integer> sizeList = sizes();
         int maxSize = sizeList.stream().mapToInt(Integer::intValue).max().orElse(4096);
         boolean lat = mode.equals("lat");
-        List<PerfFormat.Row> rows = new ArrayList<>();
         PerfLocal.Settings settings = new PerfLocal.Settings(transportName, lat, depth, qps, inline, wait.block, crc, capture.file(),
                 duration == null ? 0 : duration, warmup == null ? 0 : warmup, providerOptions);
         try (PerfProgress progress = progress(format);
+                Interrupt stop = new Interrupt(progress);
                 PerfLocal run = new PerfLocal(settings, maxSize)) {
             if (format == PerfFormat.TABLE) {
                 header(out, transportName, lat, run.inlineLimit());
@@ -248,12 +328,13 @@ public final class PerfCommand implements Callable<Integer> {
                         run.warmUp(op, size);
                     }
                     progress.row(index++, total, op + " " + size + " B", (long) qps * (lat ? n : n + Math.min(n, 5000)),
-                            duration == null ? 0 : (long) (duration * 1e9));
+                            duration == null ? 0 : (long) (duration * 1e9), size);
                     PerfFormat.Row r = run.run(op, size, n, progress);
                     rows.add(r);
                     progress.println(() -> format.row(out, r, transportName));
                 }
             }
+            stop.finished();
         }
         boolean ok = rows.stream().allMatch(PerfFormat.Row::verified);
         if (format == PerfFormat.TABLE) {
@@ -261,7 +342,7 @@ public final class PerfCommand implements Callable<Integer> {
             out.println(ok ? "All data verified: every transfer's bytes matched the source."
                     : "DATA MISMATCH: see the rows marked FAILED.");
         }
-        return plotted(rows, ok ? 0 : Failure.Kind.VERIFY.exit);
+        return plotted(List.copyOf(rows), ok ? 0 : Failure.Kind.VERIFY.exit);
     }
 
     private void header(PrintStream out, String transportName, boolean lat, int inlineLimit) {
@@ -282,7 +363,7 @@ public final class PerfCommand implements Callable<Integer> {
     private int plotted(List<PerfFormat.Row> rows, int status) {
         if (plot != null && !rows.isEmpty()) {
             try {
-                PerfPlot.write(plot, rows, "jndk perf, " + (transport == null ? client == null ? "loopback" : "iwarp" : transport)
+                PerfPlot.write(plot, rows, "jndk perf, " + transportName()
                         + ", " + (mode.equals("lat") ? "latency" : "bandwidth") + " mode");
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException("cannot write the chart " + plot + ": " + e.getMessage(), e);

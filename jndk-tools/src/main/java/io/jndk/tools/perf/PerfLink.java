@@ -35,9 +35,13 @@ final class PerfLink {
 
     /** With {@code --block}: released by either CQ's notification. */
     final Semaphore notified;
+    /** The terminal's progress bar (operations done in the current row). */
+    final PerfProgress progress;
 
-    PerfLink(NdkQp qp, NdkCq icq, NdkCq rcq, MemorySegment control, NdkMr controlMr, Accept server, Semaphore notified) {
+    PerfLink(NdkQp qp, NdkCq icq, NdkCq rcq, MemorySegment control, NdkMr controlMr, Accept server, Semaphore notified,
+            PerfProgress progress) {
         this.notified = notified;
+        this.progress = progress;
         this.qp = qp;
         this.icq = icq;
         this.rcq = rcq;
@@ -142,6 +146,7 @@ final class PerfLink {
             public void pass(int reaped, boolean posted) {
                 if (reaped > 0) {
                     w.progress();
+                    progress.add(reaped);
                 } else {
                     idle(w);
                 }

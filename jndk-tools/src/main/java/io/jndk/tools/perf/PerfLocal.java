@@ -40,9 +40,8 @@ final class PerfLocal implements AutoCloseable {
     PerfLocal(Settings settings, int maxSize) {
         this.settings = settings;
         InetAddress lo = InetAddress.getLoopbackAddress();
-        a = Ndk.open(NdkOpenParameters.of(settings.transport(), lo)
-                .withOptions(Session.options(settings.crc(), settings.pcap(), settings.options())));
-        b = Ndk.open(NdkOpenParameters.of(settings.transport(), lo).withOptions(Session.options(settings.crc(), null, settings.options())));
+        a = Session.open(settings.transport(), lo, Session.options(settings.crc(), settings.pcap(), settings.options()));
+        b = Session.open(settings.transport(), lo, Session.options(settings.crc(), null, settings.options()));
         inlineLimit = settings.inline() ? Math.min(a.info().maxInlineDataSize(), b.info().maxInlineDataSize()) : 0;
         pdA = Sync.create("CreatePd", a::createPd);
         pdB = Sync.create("CreatePd", b::createPd);

@@ -1,12 +1,10 @@
 package io.jndk.tools.perf;
 
 import io.jndk.api.IntRef;
-import io.jndk.api.Ndk;
 import io.jndk.api.NdkAdapter;
 import io.jndk.api.NdkConnector;
 import io.jndk.api.NdkCq;
 import io.jndk.api.NdkMr;
-import io.jndk.api.NdkOpenParameters;
 import io.jndk.api.NdkPd;
 import io.jndk.api.NdkQp;
 import io.jndk.api.NdkResultEx;
@@ -76,49 +74,52 @@ final class PerfServer {
         return this;
     }
 
-    /** Serves until killed, or until {@code clients} connections (when positive) have been served. */
+    /**
+     * Serves until killed, or until {@code clients} connections (when positive) have been served. An adapter, PD or
+     * listener it cannot set up is a {@link io.jndk.tools.kit.Failure} (a taken port: address in use, exit 6); what
+     * was opened is closed on every way out.
+     */
     int run() throws InterruptedException {
-        NdkAdapter adapter;
-        try {
-            adapter = Ndk.open(NdkOpenParameters.of(transport, bind).withOptions(Session.options(crc, pcap, providerOptions)));
-        } catch (RuntimeException e) {
-            err.println("jndk perf: cannot open a " + transport + " adapter on " + bind.getHostAddress() + ": " + e.getMessage());
-            return 2;
-        }
-        NdkPd pd = Sync.create("CreatePd", adapter::createPd);
-        Listening listener = new Listening(adapter);
-        int s = listener.tryListen(new InetSocketAddress(bind, port));
-        if (s != NtStatus.STATUS_SUCCESS) {
-            err.println("jndk perf: cannot listen on " + bind.getHostAddress() + ":" + port + " (" + NtStatus.name(s) + ")");
-            return 2;
-        }
-        InetSocketAddress where = listener.bound();
-        out.println("listening on " + where.getAddress().getHostAddress() + ":" + where.getPort() + " (" + transport + ")");
-        out.flush();
-        AtomicInteger failures = new AtomicInteger();
+        NdkAdapter adapter = Session.open(transport, bind, Session.options(crc, pcap, providerOptions));
+        NdkPd pd = null;
+        Listening listener = null;
         List<ToolThread> serving = new ArrayList<>();
-        for (int served = 0; clients <= 0 || served < clients; served++) {
-            NdkConnector conn = listener.take();
-            serving.removeIf(ToolThread::finished);
-            serving.add(ToolThread.start("perf-serve-" + served, () -> {
-                try {
-                    if (!serve(adapter, pd, conn)) {
+        try {
+            NdkAdapter a = adapter;
+            pd = Sync.create("CreatePd", a::createPd);
+            listener = new Listening(adapter);
+            listener.listen(new InetSocketAddress(bind, port));
+            InetSocketAddress where = listener.bound();
+            out.println("listening on " + where.getAddress().getHostAddress() + ":" + where.getPort() + " (" + transport + ")");
+            out.flush();
+            AtomicInteger failures = new AtomicInteger();
+            for (int served = 0; clients <= 0 || served < clients; served++) {
+                NdkConnector conn = listener.take();
+                serving.removeIf(ToolThread::finished);
+                NdkPd p = pd;
+                serving.add(ToolThread.start("perf-serve-" + served, () -> {
+                    try {
+                        if (!serve(a, p, conn)) {
+                            failures.incrementAndGet();
+                        }
+                    } catch (RuntimeException | InterruptedException e) {
                         failures.incrementAndGet();
+                        err.println("jndk perf: client failed: " + e.getMessage());
                     }
-                } catch (RuntimeException | InterruptedException e) {
-                    failures.incrementAndGet();
-                    err.println("jndk perf: client failed: " + e.getMessage());
-                }
-                out.flush();
-            }));
+                    out.flush();
+                }));
+            }
+            for (ToolThread t : serving) {
+                t.join(java.time.Duration.ofDays(1)); // each connection ends when its client leaves
+            }
+            return failures.get() == 0 ? 0 : 1;
+        } finally {
+            if (listener != null) {
+                listener.close();
+            }
+            Sync.close(pd);
+            adapter.close();
         }
-        for (ToolThread t : serving) {
-            t.join(java.time.Duration.ofDays(1)); // each connection ends when its client leaves
-        }
-        listener.close();
-        Sync.close(pd);
-        adapter.close();
-        return failures.get() == 0 ? 0 : 1;
     }
 
     private boolean serve(NdkAdapter adapter, NdkPd pd, NdkConnector conn) throws InterruptedException {

@@ -2,17 +2,50 @@ package io.jndk.tools.perftest;
 
 import io.jndk.tools.perftest.PerftestWire.Verb;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 
 /** {@code jndk ib_send_bw}: perftest's Send bandwidth test, wire-compatible with perftest 4.5 in rdma_cm mode. */
-@Command(name = "ib_send_bw", mixinStandardHelpOptions = true,
+@Command(name = "ib_send_bw", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Send bandwidth, compatible with perftest's ib_send_bw -R (perftest 4.5) over iWARP.",
-                "Without HOST: serve one test on 127.0.0.1:PORT; with HOST: run the test against it.",
-                "The receiver returns credits by RDMA Write (iWARP has no receiver-not-ready retry), as perftest does."},
-        footer = {"", "Examples:", "  ./jndk ib_send_bw -R -s 4096 -n 1000                  server (one test, then exit)",
-                "  ./jndk ib_send_bw -R -s 4096 -n 1000 127.0.0.1        client"})
-public final class IbSendBwCommand extends PerftestCommand {
+                "Without HOST: serve one test on 127.0.0.1:PORT; with HOST: run the test against it."},
+        footer = {"", "Examples:", "  ./jndk ib_send_bw -R -s 65536 -n 1000                server (one test, then exit)",
+                "  ./jndk ib_send_bw -R -s 65536 -n 1000 127.0.0.1      client",
+                "  ./jndk ib_send_bw -R -b -q 4 127.0.0.1               both directions, 4 QPs",
+                "  ./jndk ib_send_bw -R -a --report_gbits 127.0.0.1     all sizes, Gb/sec",
+                "", "Exit status: 0 when the test ran to its end; otherwise one line says why and the status is its class"
+                        + " in ./jndk --help (2 bad arguments, 4 nothing listens, 7 unreachable or no answer, 1 other)."})
+public final class IbSendBwCommand extends BwCommand {
+    @Mixin
+    PerftestOptions.Inline inline;
+
+    @Mixin
+    PerftestOptions.RxDepth rx;
+
+    /** The tool. */
+    public IbSendBwCommand() {
+    }
+
     @Override
     Verb verb() {
         return Verb.SEND;
+    }
+
+    @Override
+    int inlineSize() {
+        return inline.inline;
+    }
+
+    @Override
+    int rxDepth() {
+        return rx.rxDepth;
+    }
+
+    @Override
+    String checkMore() {
+        String c0 = inline.check();
+        if (c0 != null) {
+            return c0;
+        }
+        return super.checkMore();
     }
 }

@@ -1,5 +1,6 @@
 package io.jndk.tools.perftest;
 
+import io.jndk.api.IntRef;
 import io.jndk.api.NdkAdapter;
 import io.jndk.api.NdkClosable;
 import io.jndk.api.NdkConnector;
@@ -7,12 +8,20 @@ import io.jndk.api.NdkCq;
 import io.jndk.api.NdkMr;
 import io.jndk.api.NdkPd;
 import io.jndk.api.NdkQp;
+import io.jndk.api.NdkSge;
+import io.jndk.api.NtStatus;
+import io.jndk.tools.kit.Checks;
 import io.jndk.tools.kit.Failure;
+import io.jndk.tools.kit.Listening;
 import io.jndk.tools.kit.Memory;
+import io.jndk.tools.kit.Net;
 import io.jndk.tools.kit.Session;
 import io.jndk.tools.kit.Sync;
+import io.jndk.tools.perftest.PerftestCommand.Output;
 import io.jndk.tools.perftest.PerftestWire.Dest;
+import io.jndk.tools.perftest.PerftestWire.Report;
 import io.jndk.tools.perftest.PerftestWire.Verb;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -26,18 +35,23 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * One run of {@code ib_write_bw}, {@code ib_read_bw} or {@code ib_send_bw} in rdma_cm mode, as client (a host is
- * given) or server, speaking perftest 4.5's protocol: a control connection carrying the parameter exchange as Sends,
- * then one data connection carrying the measured traffic (docs/INTEROP-PERFTEST.md has the exact sequence).
+ * One run of a perftest tool in rdma_cm mode, as client (a host is given) or server, speaking perftest 4.5's protocol:
+ * a control connection carrying the parameter exchange as Sends, then one data connection per QP carrying the measured
+ * traffic (docs/INTEROP-PERFTEST.md has the exact sequences). This class holds what both sides and all six tools share:
+ * the adapter and what is opened on it, the control exchange, the data endpoints, connecting and accepting, the
+ * destination exchange and the orderly close.
  */
 abstract class PerftestRun {
     /** What the command line asked for. */
-    record Params(Verb verb, String host, int port, long size, int iters, boolean all, int duration, boolean gbits,
-            int txDepth, int rxDepth, int outReads, boolean crc, String pcap, String bind) {}
+    record Params(Verb verb, boolean latency, String host, int port, long size, int iters, boolean all, int duration,
+            boolean gbits, int txDepth, int rxDepth, int outReads, boolean crc, String pcap, String bind, boolean duplex,
+            int qps, Output output, boolean infinite, int inline, boolean noPeak) {}
 
     /** Waits on the peer during setup and between phases (a peer that stays silent this long has failed). */
     static final long STEP_TIMEOUT_MS = 30_000;
@@ -51,11 +65,15 @@ abstract class PerftestRun {
     final boolean client;
     final Deque<NdkClosable> owned = new ArrayDeque<>();
     final List<NdkConnector> connected = new ArrayList<>();
+    /** The Accepts of the data connections (their outcome is checked before the close, see {@link #accept}). */
+    final List<CompletableFuture<Integer>> dataAccepts = new ArrayList<>();
     NdkAdapter adapter;
     NdkPd pd;
     InetAddress local;
     InetSocketAddress server;
+    Listening incoming;
     PerftestControl ctl;
+    NdkConnector ctlConn;
     int cycleBuffer = PerftestWire.CYCLE_BUFFER;
     int cacheLine = PerftestWire.CACHE_LINE;
     int ord;
@@ -72,10 +90,20 @@ abstract class PerftestRun {
     abstract void body(Arena arena) throws TimeoutException, InterruptedException;
 
     String tool() {
-        return p.verb().tool;
+        return p.verb().tool(p.latency());
     }
 
-    /** Runs the test; 0 on success, 1 on any failure (the reason printed to the error stream). */
+    /** Whether perftest's full output is wanted (not {@code --output}'s one number). */
+    boolean full() {
+        return p.output() == Output.FULL;
+    }
+
+    /** The iterations per QP, 0 in duration mode. */
+    int iterations() {
+        return p.duration() > 0 ? 0 : p.iters();
+    }
+
+    /** Runs the test; 0 on success, else the exit status of the failure (the reason printed to the error stream). */
     int run() {
         boolean ok = false;
         int exit = Failure.Kind.OTHER.exit;
@@ -89,14 +117,16 @@ abstract class PerftestRun {
                 exit = e instanceof Failure f ? f.exit() : Failure.Kind.UNREACHABLE.exit;
             } catch (RuntimeException e) {
                 out.flush();
-                err.println(" " + tool() + ": " + (e.getMessage() != null ? e.getMessage() : e.toString()));
+                Failure f = Failure.of(e);
+                err.println(" " + tool() + ": " + f.getMessage());
+                exit = f.exit();
             } finally {
                 tearDown(ok);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             err.println(" " + tool() + ": interrupted");
-            return 1;
+            return Failure.Kind.OTHER.exit;
         }
         out.flush();
         return ok ? 0 : exit;
@@ -127,8 +157,9 @@ abstract class PerftestRun {
         return c;
     }
 
-    NdkQp qp(NdkCq rcq, NdkCq icq, String name, int rqDepth, int iqDepth) {
-        NdkQp q = Sync.create("CreateQp", (cc, c, o) -> pd.createQp(rcq, icq, name, rqDepth, iqDepth, 1, 1, 0, cc, c, o));
+    NdkQp qp(NdkCq rcq, NdkCq icq, String name, int rqDepth, int iqDepth, int inline) {
+        NdkQp q = Sync.create("CreateQp", (cc, c, o) -> pd.createQp(rcq, icq, name, rqDepth, iqDepth, 1, 1, inline, cc, c,
+                o));
         owned.push(q);
         return q;
     }
@@ -139,12 +170,16 @@ abstract class PerftestRun {
         NdkMr rmr = register(rbuf);
         NdkMr smr = register(sbuf);
         NdkCq c = cq(16);
-        NdkQp q = qp(c, c, "perftest control", 4, 4);
+        NdkQp q = qp(c, c, "perftest control", 4, 4, 0);
         return new PerftestControl(q, c, rbuf, rmr, sbuf, smr, client);
     }
 
-    /** The data connection's resources: buffer, its region, the credit word and the QP. */
+    /**
+     * One QP's resources: its buffer (two halves of the largest size, at least the cycle buffer each), its region, the
+     * credit word (Send) and the QP with its two CQs.
+     */
     final class Data {
+        final int index;
         final MemorySegment buf;
         final NdkMr mr;
         final MemorySegment credit;
@@ -153,29 +188,43 @@ abstract class PerftestRun {
         final NdkCq rcq;
         final NdkQp qp;
         final long maxSize;
-        final int qpn = ThreadLocalRandom.current().nextInt(2, 0x400);
+        final long half;
+        final int qpn;
         final int psn = ThreadLocalRandom.current().nextInt(0x1000000);
+        final NdkSge[] sge = {new NdkSge()};
 
-        Data(Arena arena, int rqDepth, int iqDepth) {
+        Data(Arena arena, int index, int rqDepth, int iqDepth) {
+            this.index = index;
+            this.qpn = qpnBase + index;
             maxSize = p.all() ? 1L << 23 : p.size();
-            long len = 2 * Math.max(maxSize, PerftestWire.CYCLE_BUFFER);
+            half = Math.max(maxSize, PerftestWire.CYCLE_BUFFER);
+            long len = 2 * half;
             buf = arena.allocate(len, 4096);
-            for (long i = 0; i < len; i += 8) {
-                buf.set(ValueLayout.JAVA_LONG_UNALIGNED, i, 0x6a6e646b00000000L | i);
+            if (p.latency() && p.verb() == Verb.WRITE) {
+                buf.fill((byte) 0); // the ping-pong's tags land in zeroed memory
+            } else {
+                for (long i = 0; i < len; i += 8) {
+                    buf.set(ValueLayout.JAVA_LONG_UNALIGNED, i, 0x6a6e646b00000000L | i);
+                }
             }
             mr = register(buf);
             credit = arena.allocate(64, 64);
             creditMr = register(credit);
             icq = cq(iqDepth + 16);
             rcq = cq(rqDepth + 16);
-            qp = qp(rcq, icq, "perftest data", Math.max(1, rqDepth), Math.max(1, iqDepth));
+            qp = qp(rcq, icq, "perftest data " + index, Math.max(1, rqDepth), Math.max(1, iqDepth),
+                    Math.min(p.inline(), adapter.info().maxInlineDataSize()));
         }
 
-        /** What this side advertises: the data buffer for Write and Read, the credit word for Send (as perftest). */
+        /**
+         * What this side advertises: the data buffer for the bandwidth Writes and Reads, the credit word for a Send
+         * test (as perftest), the second half of the buffer for the latency tests (where the peer's Writes land and
+         * this side watches for their tags).
+         */
         Dest dest() {
-            boolean send = p.verb() == Verb.SEND;
+            boolean send = p.verb() == Verb.SEND && !p.latency();
             int rkey = send ? creditMr.getRemoteToken() : mr.getRemoteToken();
-            long vaddr = send ? credit.address() : buf.address();
+            long vaddr = send ? credit.address() : p.latency() ? buf.address() + half : buf.address();
             return new Dest(0, p.verb() == Verb.READ ? Math.max(1, ord) : 1, qpn, psn, rkey, vaddr, gid(local), 0, 0);
         }
 
@@ -186,6 +235,33 @@ abstract class PerftestRun {
         void setCredit(int v) {
             INT_LE.setRelease(credit, 0L, v);
         }
+
+        /** Where the credit Writes to the peer take their value from (the word at 0 is the peer's to write). */
+        static final long OUTGOING = 8;
+
+        void setOutgoingCredit(int v) {
+            INT_LE.setRelease(credit, OUTGOING, v);
+        }
+
+        /** Posts {@code n} receives, each covering the largest size from the buffer's start (perftest's overlap too). */
+        void postReceives(int n) {
+            sge[0].set(buf.address(), (int) maxSize, mr.getLocalToken());
+            for (int i = 0; i < n; i++) {
+                Checks.check(qp.receive(index, sge, 1), "Receive");
+            }
+        }
+    }
+
+    /** QP numbers as printed (perftest's are the device's; jndk numbers its QPs from a random base). */
+    private final int qpnBase = ThreadLocalRandom.current().nextInt(1, 0x3c0);
+
+    /** {@code n} data endpoints, each with {@code rq} receive and {@code iq} initiator entries. */
+    List<Data> data(Arena arena, int n, int rq, int iq) {
+        List<Data> d = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            d.add(new Data(arena, i, rq, iq));
+        }
+        return d;
     }
 
     /** An IPv4-mapped IPv6 address as the GID (iWARP has none; perftest shows siw's MAC-based one). */
@@ -201,20 +277,138 @@ abstract class PerftestRun {
         return g;
     }
 
+    // ---------------------------------------------------------------- connections
+
+    /** The client's control connection: adapter, control QP, connect, the four system exchanges. */
+    void clientControl(Arena arena) throws InterruptedException, TimeoutException {
+        InetAddress host = Net.resolve(p.host());
+        server = new InetSocketAddress(host, p.port());
+        try {
+            local = p.bind() != null ? Net.resolve(p.bind()) : Net.localAddressFor(host);
+        } catch (IOException e) {
+            throw new Failure(Failure.Kind.UNREACHABLE, "no local address reaches " + p.host() + " (" + e.getMessage() + ")");
+        }
+        open(local);
+        ctl = control(arena);
+        ctl.postReceive();
+        connect(ctl.qp(), 0, 0, "control", 1, ctl::markPeerGone);
+        ctlConn = connected.getLast();
+        exchangeSystem();
+    }
+
+    /** The server's control connection: listen, the banner, accept, the four system exchanges. */
+    void serverControl(Arena arena) throws InterruptedException, TimeoutException {
+        local = Net.resolve(p.bind() != null ? p.bind() : "127.0.0.1");
+        open(local);
+        incoming = new Listening(adapter);
+        owned.push(incoming.listener());
+        incoming.listen(new InetSocketAddress(local, p.port()));
+        if (full()) {
+            out.println();
+            out.println("************************************");
+            out.println("* Waiting for client to connect... *");
+            out.println("************************************");
+            out.flush();
+        }
+        ctl = control(arena);
+        ctl.postReceive();
+        NdkConnector cc = incoming.take();
+        owned.push(cc);
+        List<CompletableFuture<Integer>> ctlAccept = new ArrayList<>();
+        accept(cc, ctl.qp(), ctl::markPeerGone, ctlAccept);
+        awaitAccepted(ctlAccept, "control"); // the client's first message completes it
+        ctlConn = cc;
+        exchangeSystem();
+    }
+
+    /** The data connections: the client connects one per QP (retrying while the server re-listens), the server accepts. */
+    void connectData(List<Data> data) throws InterruptedException {
+        int reads = p.verb() == Verb.READ ? p.outReads() : 0;
+        for (Data d : data) {
+            if (client) {
+                ord = connect(d.qp, reads, reads, "data", CONNECT_ATTEMPTS, () -> dataGone = true);
+            } else {
+                NdkConnector dc = incoming.poll(STEP_TIMEOUT_MS);
+                if (dc == null) {
+                    throw new Failure("the client did not open its data connection" + (data.size() > 1 ? " for QP "
+                            + d.index : "") + " within " + STEP_TIMEOUT_MS / 1000 + " s (does it run with the same -q?)");
+                }
+                owned.push(dc);
+                ord = accept(dc, d.qp, () -> dataGone = true, dataAccepts);
+            }
+        }
+    }
+
+    /** Connects with retries while the peer refuses (it re-listens between its connections); returns the ORD granted. */
+    int connect(NdkQp qp, int ird, int ordWanted, String what, int attempts, Runnable onDisconnect)
+            throws InterruptedException {
+        String at = p.host() + ":" + p.port();
+        NdkConnector conn = Sync.create("CreateConnector", adapter::createConnector);
+        owned.push(conn);
+        for (int attempt = 1; ; attempt++) {
+            CompletableFuture<Integer> f = Sync.start((rc, c) -> conn.connect(qp, new InetSocketAddress(local, 0), server, ird,
+                    ordWanted, null, rc, c));
+            int st;
+            try {
+                st = f.get(STEP_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.ExecutionException | TimeoutException e) {
+                throw new Failure(Failure.Kind.UNREACHABLE, "the " + what + " connection to " + at + " got no answer within "
+                        + STEP_TIMEOUT_MS / 1000 + " s (is a server running there? does a firewall drop the port?)");
+            }
+            if (st == NtStatus.STATUS_SUCCESS) {
+                break;
+            }
+            if (st == NtStatus.STATUS_CONNECTION_REFUSED && attempt < attempts) {
+                Thread.sleep(Math.min(500, 50L * attempt)); // the server re-listens: a back-off, not a synchronisation
+                continue;
+            }
+            Failure why = Failure.connect(at, conn, st, "start the server first: ./jndk " + tool() + " -R");
+            throw new Failure(why.kind(), "Unable to connect the " + what + " connection: " + why.getMessage());
+        }
+        IntRef outbound = new IntRef();
+        Checks.check(conn.getConnectionData(null, outbound, null, new IntRef(0)), "GetConnectionData");
+        Sync.request("CompleteConnect", (rc, c) -> conn.completeConnect(x -> onDisconnect.run(), null, rc, c));
+        connected.add(conn);
+        return outbound.value;
+    }
+
     /**
-     * perftest's order after the close exchange: the client disconnects the data connection, the server then closes
+     * Accepts with the requester's read limits (as perftest's rdma_accept does) and returns the outbound limit. The
+     * Accept's outcome is not awaited here: an MPA responder's connection completes with the initiator's first frame,
+     * and perftest's client sends nothing on its data connection before the control exchange that follows; the
+     * outcome is checked before the close ({@link #awaitAccepted}).
+     */
+    int accept(NdkConnector conn, NdkQp qp, Runnable onDisconnect, List<CompletableFuture<Integer>> outcome) {
+        IntRef in = new IntRef(), outb = new IntRef();
+        Checks.check(conn.getConnectionData(in, outb, null, new IntRef(0)), "GetConnectionData");
+        int ird = in.value, o = outb.value;
+        outcome.add(Sync.start((rc, c) -> conn.accept(qp, ird, o, null, x -> onDisconnect.run(), null, rc, c)));
+        connected.add(conn);
+        return o;
+    }
+
+    static void awaitAccepted(List<CompletableFuture<Integer>> outcome, String what) {
+        for (CompletableFuture<Integer> f : outcome) {
+            Sync.check("Accept (" + what + ")", Sync.get(f, "Accept (" + what + ")"));
+        }
+    }
+
+    /**
+     * perftest's order after the close exchange: the client disconnects its data connections, the server then closes
      * the control connection, and the client closes its end last. Closing faster than that can catch a siw peer
      * before it has completed its last Send (siw flushes the Send it is still working on with a local QP operation
      * error, and perftest then reports "Failed to close connection").
      */
-    void orderlyClose(NdkConnector dataConn, NdkConnector ctlConn) throws InterruptedException {
+    void orderlyClose() throws InterruptedException {
+        List<NdkConnector> data = new ArrayList<>(connected);
+        data.remove(ctlConn);
         if (client) {
-            disconnect(dataConn);
+            data.forEach(this::disconnect);
             waitFor(ctl::peerGone, 3000);
             disconnect(ctlConn);
         } else {
             waitFor(() -> dataGone || ctl.peerGone(), 5000);
-            disconnect(dataConn);
+            data.forEach(this::disconnect);
             disconnect(ctlConn);
         }
     }
@@ -222,7 +416,7 @@ abstract class PerftestRun {
     static void waitFor(java.util.function.BooleanSupplier done, long ms) throws InterruptedException {
         long deadline = System.nanoTime() + ms * 1_000_000;
         while (!done.getAsBoolean() && System.nanoTime() < deadline) {
-            Thread.sleep(5);
+            Thread.sleep(5); // polls a flag the connector's disconnect event sets; bounded
         }
     }
 
@@ -249,10 +443,10 @@ abstract class PerftestRun {
             try {
                 Sync.close(o);
             } catch (RuntimeException e) {
-                ok = false;
+                // a connection being torn down: go on closing the rest
             }
         }
-        if (ok && adapter != null) {
+        if (adapter != null) {
             adapter.close();
         }
     }
@@ -293,18 +487,61 @@ abstract class PerftestRun {
     }
 
     /**
-     * Once the data connection stands: perftest's empty handshake, then the destinations (this side's is sent three
-     * times, as perftest does; the peer's first answer is its destination).
+     * Once the data connections stand: perftest's empty "connected" handshake, then the destinations, in the order
+     * perftest 4.5 sends them (seen between two siw peers): for N QPs, Write and Read send every QP's twice and then
+     * the first one's again (N, N, 1); Send sends every QP's, the first's, every QP's again (N, 1, N); the latency
+     * tests (one QP) send it four times. The peer's destinations are its answers to the first round.
      */
-    Dest exchangeDestinations(Dest mine) throws TimeoutException {
+    List<Dest> exchangeDestinations(List<Data> data) throws TimeoutException {
+        List<Dest> mine = data.stream().map(Data::dest).toList();
         handshake(Dest.ZERO, "connected handshake");
-        Dest remote = handshake(mine, "destination");
-        handshake(mine, "destination");
-        handshake(mine, "destination");
+        List<Dest> remote = new ArrayList<>();
+        for (Dest d : mine) {
+            remote.add(handshake(d, "destination"));
+        }
+        if (p.latency()) {
+            handshake(mine.getFirst(), "destination");
+            handshake(mine.getFirst(), "destination");
+            handshake(mine.getFirst(), "destination");
+        } else if (p.verb() == Verb.SEND) {
+            handshake(mine.getFirst(), "destination");
+            for (Dest d : mine) {
+                handshake(d, "destination");
+            }
+        } else {
+            for (Dest d : mine) {
+                handshake(d, "destination");
+            }
+            handshake(mine.getFirst(), "destination");
+        }
         return remote;
     }
 
-    /** Fails when the data connection is gone or nothing completed for {@link #STEP_TIMEOUT_MS}. */
+    /** A row, or the one number {@code --output} asks for. */
+    void print(Report r) {
+        out.println(switch (p.output()) {
+            case BANDWIDTH -> PerftestWire.value(r.average());
+            case MESSAGE_RATE -> PerftestWire.value(r.msgRate());
+            default -> PerftestWire.row(r);
+        });
+        out.flush();
+    }
+
+    /**
+     * The five report messages (xchg_bw_reports), the client's first; returns the peer's: the client's real one to a
+     * server, a server's zeros (perftest's noise) to a client unless the server measured too ({@code -b}).
+     */
+    Report exchangeReports(Report mine) throws TimeoutException {
+        byte[][] m = mine.encode();
+        long size = PerftestWire.parseU64(xchg(m[0], "report size"), "report size");
+        long iters = PerftestWire.parseU64(xchg(m[1], "report iterations"), "report iterations");
+        double peak = PerftestWire.parseF64(xchg(m[2], "report peak"), "report peak");
+        double avg = PerftestWire.parseF64(xchg(m[3], "report average"), "report average");
+        double rate = PerftestWire.parseF64(xchg(m[4], "report message rate"), "report message rate");
+        return new Report(size, iters, peak, avg, rate);
+    }
+
+    /** Fails when a data connection is gone or nothing completed for {@link #STEP_TIMEOUT_MS}. */
     void stalled(long idleSince, long done, long posted) {
         if (dataGone) {
             throw new Failure("the peer closed the data connection after " + done + " completions");

@@ -33,16 +33,26 @@ final class PerftestWire {
     static final int DEST_LENGTH = 56;
     static final int DEFAULT_PORT = 18515;
 
-    /** The three tests, with perftest's verb codes and titles. */
+    /** The three verbs, with the words perftest's titles and tool names use. */
     enum Verb {
-        WRITE("RDMA_Write BW Test", "ib_write_bw"), READ("RDMA_Read BW Test", "ib_read_bw"), SEND("Send BW Test", "ib_send_bw");
+        WRITE("RDMA_Write", "write"), READ("RDMA_Read", "read"), SEND("Send", "send");
 
         final String title;
-        final String tool;
+        final String word;
 
-        Verb(String title, String tool) {
+        Verb(String title, String word) {
             this.title = title;
-            this.tool = tool;
+            this.word = word;
+        }
+
+        /** The tool: ib_write_bw, ib_read_lat, ... */
+        String tool(boolean latency) {
+            return "ib_" + word + (latency ? "_lat" : "_bw");
+        }
+
+        /** The test's title as perftest prints it: "RDMA_Write BW Test", "Send Bidirectional BW Test", ... */
+        String title(boolean latency, boolean duplex) {
+            return title + (latency ? " Latency Test" : duplex ? " Bidirectional BW Test" : " BW Test");
         }
     }
 
@@ -177,6 +187,11 @@ final class PerftestWire {
 
     /** One bandwidth report (what {@code xchg_bw_reports} sends, in this order). */
     record Report(long size, long iters, double peak, double average, double msgRate) {
+        /** This report with the peer's figures added (a bidirectional test prints the sum; size and iterations are this side's). */
+        Report plus(Report peer) {
+            return new Report(size, iters, peak + peer.peak, average + peer.average, msgRate + peer.msgRate);
+        }
+
         byte[][] encode() {
             return new byte[][] {u64(size), u64(iters), f64(peak), f64(average), f64(msgRate)};
         }
@@ -192,6 +207,21 @@ final class PerftestWire {
     static String row(Report r) {
         return String.format(Locale.ROOT, " %-7d    %-10d       %-7.2f            %-7.2f\t\t   %-7.6f", r.size(), r.iters(),
                 r.peak(), r.average(), r.msgRate());
+    }
+
+    /** The latency tools' column header, trailing space included (perftest 4.5). */
+    static final String LAT_COLUMNS = " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]"
+            + "    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] ";
+
+    /** One latency row, in perftest 4.5's format (its tabs and padding included). */
+    static String latRow(long size, long iters, PerftestReport.Latency l) {
+        return String.format(Locale.ROOT, " %-7d %d          %-7.2f        %-7.2f      %-7.2f  \t       %-7.2f     \t%-7.2f\t\t%-7.2f"
+                + " \t\t%-7.2f", size, iters, l.min(), l.max(), l.typical(), l.average(), l.stdev(), l.p99(), l.p999());
+    }
+
+    /** A number alone, as perftest's --output prints it ("%lf"). */
+    static String value(double v) {
+        return String.format(Locale.ROOT, "%f", v);
     }
 
     static final String LINE = "---------------------------------------------------------------------------------------";

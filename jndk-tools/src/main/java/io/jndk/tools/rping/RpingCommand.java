@@ -39,8 +39,10 @@ import picocli.CommandLine.Option;
         description = {"RDMA ping-pong compatible with Linux rping (rdma-core) on the wire, over iwarp.",
                 "Each ping: the client advertises its source buffer, the server RDMA-Reads it, then RDMA-Writes it back"
                         + " into the client's sink buffer; three 16-octet Sends carry the buffer advertisements and go-aheads."},
-        footer = {"", "Exit status: 0 when every ping (and with -V every byte) went through; 1 with a one-line reason"
-                + " otherwise; 2 for bad arguments.", "", "Examples:",
+        footer = {"", "Exit status: 0 when every ping (and with -V every byte) went through; otherwise",
+                "one line says why and the status is its class (./jndk --help): 2 bad arguments,",
+                "4 nothing listens, 5 rejected, 7 unreachable or no answer, 8 MPA failed,",
+                "9 -V found other data than was sent, 1 anything else.", "", "Examples:",
                 "  ./jndk rping -s -a 127.0.0.1 -v              one client on 127.0.0.1:7174",
                 "  ./jndk rping -c -a 127.0.0.1 -C 10 -S 1024 -V  ten verified pings",
                 "  ./jndk rping -s -a 127.0.0.1 -P --crc        clients one after another"})
@@ -84,6 +86,14 @@ public final class RpingCommand implements Callable<Integer> {
     @Option(names = "-d", description = "Debug output (each step, and 'listening on ADDR:PORT' when the server is ready).")
     boolean debug;
 
+    @Option(names = "-q", description = "Use a self-created, self-modified QP: accepted; with NDK the program always creates"
+            + " its QP and hands it to the connector, which moves it through its states, so nothing changes.")
+    boolean selfCreatedQp;
+
+    @Option(names = "-t", paramLabel = "TOS", description = "Type of service 0..255, as rping's: checked and not applied"
+            + " (the iwarp transport sets no IP type of service), which one line on stderr says.")
+    Integer tos;
+
     @Option(names = "--crc", description = "Ask for MPA CRC32c on every FPDU (on when either side asks).")
     boolean crc;
 
@@ -123,15 +133,21 @@ public final class RpingCommand implements Callable<Integer> {
             err.println("rping: -P is for the server");
             return 2;
         }
+        if (tos != null && (tos < 0 || tos > 255)) {
+            err.println("rping: Invalid tos " + tos + " (valid range is 0 to 255)");
+            return 2;
+        }
+        if (tos != null) {
+            err.println("rping: -t " + tos + " is not applied: the iwarp transport sets no IP type of service");
+        }
+        if (selfCreatedQp) {
+            debug("self-created QP (as always with NDK)");
+        }
         return server ? runServer() : runClient();
     }
 
-    private InetAddress resolve(String name) {
-        try {
-            return InetAddress.getByName(name);
-        } catch (UnknownHostException e) {
-            throw new Failure("unknown host " + name);
-        }
+    private static InetAddress resolve(String name) {
+        return Net.resolve(name);
     }
 
     private void debug(String line) {

@@ -1,0 +1,132 @@
+package io.jndk.tools.kit;
+
+import io.jndk.api.NdkAdapterInfo;
+import io.jndk.api.NdkObjectType;
+import java.lang.reflect.RecordComponent;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Predicate;
+
+/**
+ * The provider options a tool's {@code -O KEY=VALUE} may set, with what each takes. The provider reads its options
+ * where it needs them and ignores keys it does not know, so a misspelt key ({@code -O pol=true}) or value
+ * ({@code -O poll=yes}, read as false) would silently change a benchmark; the tools check every {@code -O} against
+ * this catalogue before they open an adapter. The keys are the ones docs/TRANSPORTS.md and docs/DECISIONS.md
+ * describe: the adapter's (both transports), the iwarp transport's, and the {@link NdkAdapterInfo} field overrides.
+ */
+public final class ProviderOptions {
+    private ProviderOptions() {}
+
+    /** What a key takes: a description for the message and the test of a value. */
+    private record Kind(String takes, Predicate<String> valid) {}
+
+    private static final Kind BOOLEAN = new Kind("true or false", v -> v.equals("true") || v.equals("false"));
+    /** A limit or an NDK_ADAPTER_INFO ULONG: 0 to 0xFFFFFFFF, decimal or hexadecimal (the provider's reading). */
+    private static final Kind COUNT = new Kind("a whole number from 0 to 4294967295 (0xFFFFFFFF), decimal or 0x"
+            + " hexadecimal", v -> number(v, 0, 0xFFFF_FFFFL));
+    private static final Kind ULONG64 = new Kind("a whole number from 0 to " + Long.MAX_VALUE + ", decimal or 0x"
+            + " hexadecimal", v -> number(v, 0, Long.MAX_VALUE));
+    /** The iwarp transport reads its numbers in decimal only. */
+    private static final Kind MILLIS = new Kind("milliseconds, a decimal number from 1 to " + Long.MAX_VALUE,
+            v -> decimal(v, 1, Long.MAX_VALUE));
+    private static final Kind BYTES = new Kind("bytes, a decimal number from 0 to " + Integer.MAX_VALUE
+            + " (0: the system's)", v -> decimal(v, 0, Integer.MAX_VALUE));
+    private static final Kind LONG = new Kind("a decimal number from 0 to " + Long.MAX_VALUE,
+            v -> decimal(v, 0, Long.MAX_VALUE));
+    private static final Kind DECIMAL_COUNT = new Kind("a decimal number from 0 to " + Integer.MAX_VALUE,
+            v -> decimal(v, 0, Integer.MAX_VALUE));
+    private static final Kind FILE = new Kind("a file name", v -> !v.isBlank());
+
+    /** The options both transports read. */
+    private static final Map<String, Kind> ADAPTER = new LinkedHashMap<>();
+    /** The options only the iwarp transport reads. */
+    private static final Map<String, Kind> IWARP = new LinkedHashMap<>();
+
+    static {
+        ADAPTER.put("notify", new Kind("dispatcher or inline", v -> v.equals("dispatcher") || v.equals("inline")));
+        ADAPTER.put("pend", new Kind("never or always", v -> v.equals("never") || v.equals("always")));
+        ADAPTER.put("mbean", BOOLEAN);
+        ADAPTER.put("connect.timeout.ms", new Kind("milliseconds, a whole number from 1 to 4294967295", v -> number(v, 1,
+                0xFFFF_FFFFL)));
+        ADAPTER.put("accept.timeout.ms", MILLIS);
+        ADAPTER.put("limit.tokens", COUNT);
+        ADAPTER.put("limit.lampages", COUNT);
+        ADAPTER.put("limit.registered.bytes", ULONG64);
+        for (NdkObjectType t : NdkObjectType.values()) {
+            if (t != NdkObjectType.UNDEFINED) {
+                ADAPTER.put("limit." + t.name().toLowerCase(Locale.ROOT), COUNT);
+            }
+        }
+        for (RecordComponent rc : NdkAdapterInfo.class.getRecordComponents()) {
+            if (rc.getType() == int.class) {
+                ADAPTER.put(rc.getName(), COUNT);
+            } else if (rc.getType() == long.class) {
+                ADAPTER.put(rc.getName(), ULONG64);
+            }
+        }
+        IWARP.put("crc", BOOLEAN);
+        IWARP.put("poll", BOOLEAN);
+        IWARP.put("poll.spin.us", LONG);
+        IWARP.put("threads", new Kind("platform or virtual", v -> v.equals("platform") || v.equals("virtual")));
+        IWARP.put("mss", new Kind("an FPDU size in bytes, a decimal number from 64 to 65536", v -> decimal(v, 64, 65536)));
+        IWARP.put("mpa.timeout.ms", MILLIS);
+        IWARP.put("tcp.sndbuf", BYTES);
+        IWARP.put("tcp.rcvbuf", BYTES);
+        IWARP.put("limit.connections", DECIMAL_COUNT);
+        IWARP.put("pcap", FILE);
+        IWARP.put("pcap.max.bytes", LONG);
+    }
+
+    /**
+     * Checks every option for {@code transport}; throws an {@link IllegalArgumentException} (a usage error) that
+     * names the key or value and lists what is valid: the keys when the key is unknown, the values when the value is.
+     */
+    public static void check(Map<String, String> options, String transport) {
+        for (Map.Entry<String, String> e : options.entrySet()) {
+            String key = e.getKey();
+            String value = e.getValue() == null ? "" : e.getValue().trim();
+            Kind kind = ADAPTER.containsKey(key) ? ADAPTER.get(key) : "iwarp".equals(transport) ? IWARP.get(key) : null;
+            if (kind == null) {
+                if (IWARP.containsKey(key)) {
+                    throw new IllegalArgumentException("-O " + key + "=" + e.getValue() + " is an iwarp transport option and"
+                            + " changes nothing on " + transport + " (add --transport iwarp, or leave it out)");
+                }
+                throw new IllegalArgumentException("unknown provider option -O " + key + "=" + e.getValue() + "; the options"
+                        + " are: " + String.join(", ", keys(transport)) + " (docs/TRANSPORTS.md)");
+            }
+            if (!kind.valid().test(value)) {
+                throw new IllegalArgumentException("-O " + key + "=" + e.getValue() + ": " + key + " takes " + kind.takes());
+            }
+        }
+    }
+
+    /** The keys valid for {@code transport}, as the message lists them (the families summed up). */
+    static List<String> keys(String transport) {
+        List<String> k = new ArrayList<>(List.of("notify", "pend", "mbean", "connect.timeout.ms", "accept.timeout.ms",
+                "limit.tokens", "limit.lampages", "limit.registered.bytes", "limit.qp|cq|mr|mw|pd|srq|connector|listener|...",
+                "an NDK_ADAPTER_INFO field (maxCqDepth, maxInlineDataSize, ...)"));
+        if ("iwarp".equals(transport)) {
+            k.addAll(IWARP.keySet());
+        }
+        return k;
+    }
+
+    private static boolean number(String v, long min, long max) {
+        if (v.startsWith("+") || v.startsWith("-")) {
+            return false;
+        }
+        try {
+            long n = Long.decode(v);
+            return n >= min && n <= max;
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+
+    private static boolean decimal(String v, long min, long max) {
+        return v.matches("[0-9]{1,19}") && number(v, min, max);
+    }
+}
