@@ -46,7 +46,7 @@ final class ConnectionState {
          * Passive side of an initiator that asked for no ready-to-receive frame (siw's default client mode): the
          * connection counts as established once the Reply is written, as siw does (IWARP.md 5.4 item 16), but
          * nothing is sent until the initiator's first frame arrived (RFC 5044 section 7.1.2, which a siw initiator
-         * enforces).
+         * enforces) or {@code mpa.hold.ms} passed (a server that speaks first would otherwise never be heard).
          */
         OUTPUT_HELD,
         /** Data flows both ways. */

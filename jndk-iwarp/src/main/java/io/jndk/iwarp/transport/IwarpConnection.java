@@ -15,6 +15,8 @@ import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The iWARP stream engine of one connection: an RDMAP/DDP/MPA byte stream over a {@link SocketChannel}, driven by
@@ -73,6 +75,8 @@ public final class IwarpConnection implements WireConnection {
 
     // ---- set once in begin, before the threads start; read by provider and consumer threads -------------------
     private volatile PassiveHandler passiveHandler;
+    /** Passive, client-server: the accept's thread while it holds the output ({@link #releaseHeldOutput}). */
+    private volatile Thread holder;
     private volatile TxEngine tx;
     private volatile RxEngine rx;
 
@@ -191,6 +195,24 @@ public final class IwarpConnection implements WireConnection {
         }
         if (!done) {
             failPassive(NtStatus.STATUS_IO_TIMEOUT);
+        }
+    }
+
+    /**
+     * Passive side of a client-server initiator ({@link Phase#OUTPUT_HELD}): waits up to {@code millis} for the
+     * initiator's first FPDU, then lets the output go without it (as siw's responder does at once). Runs on the
+     * accept's own virtual thread; the wait is a bounded timer, and the first FPDU ends the hold early.
+     */
+    void releaseHeldOutput(long millis) {
+        holder = Thread.currentThread();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        for (long left = deadline - System.nanoTime(); state.phase() == Phase.OUTPUT_HELD && left > 0;
+             left = deadline - System.nanoTime()) {
+            LockSupport.parkNanos(this, left); // firstFrameArrived unparks it
+        }
+        holder = null;
+        if (state.advance(Phase.OUTPUT_HELD, Phase.ESTABLISHED)) {
+            wakeTransmitter();
         }
     }
 
@@ -377,9 +399,14 @@ public final class IwarpConnection implements WireConnection {
      */
     boolean firstFrameArrived() {
         Phase p = state.phase();
-        if (p == Phase.OUTPUT_HELD) {
-            state.advance(Phase.OUTPUT_HELD, Phase.ESTABLISHED);
-            wakeTransmitter();
+        if (p == Phase.OUTPUT_HELD || p == Phase.ESTABLISHED) { // established meanwhile: the hold ran out
+            if (state.advance(Phase.OUTPUT_HELD, Phase.ESTABLISHED)) {
+                wakeTransmitter();
+                Thread h = holder;
+                if (h != null) {
+                    LockSupport.unpark(h);
+                }
+            }
             return true;
         }
         if (p == Phase.AWAITING_PEER && state.advance(Phase.AWAITING_PEER, Phase.ESTABLISHED)) {

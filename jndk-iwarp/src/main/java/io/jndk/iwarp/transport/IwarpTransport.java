@@ -49,6 +49,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code mpa.timeout.ms}: wait for the MPA Request (listener) and, when the connect request gives no
  *       bound, for the MPA Reply;</li>
  *   <li>{@code accept.timeout.ms} (default 60 000): wait after the Reply for the initiator's first FPDU;</li>
+ *   <li>{@code mpa.hold.ms} (default {@value #DEFAULT_HOLD_MS}): a responder whose initiator asked for no
+ *       ready-to-receive frame (siw's client-server default) holds its output until the initiator's first FPDU
+ *       (RFC 5044 section 7.1.2) for at most this long, then sends: siw as responder does not hold at all, and an
+ *       application whose server speaks first (perftest's {@code ib_write_lat}) would otherwise never start;</li>
  *   <li>{@code limit.connections} (default unlimited): TCP connections this adapter holds at once, counting
  *       incoming ones still in MPA setup or waiting for the consumer's answer, connects in progress and
  *       established connections. Beyond it an incoming TCP connection is closed before anything is read, and a
@@ -81,6 +85,8 @@ public final class IwarpTransport implements WireTransport {
     public static final int LOOPBACK_MSS = 65_483;
     /** Default wait for the first FPDU after an accept. */
     public static final long DEFAULT_ACCEPT_TIMEOUT_MS = 60_000;
+    /** Default bound of a client-server responder's output hold ({@code mpa.hold.ms}). */
+    public static final long DEFAULT_HOLD_MS = 250;
     /** Default size bound of the capture file (1 GiB). */
     public static final long DEFAULT_PCAP_MAX_BYTES = 1L << 30;
     private static final int MIN_MSS = 64;
@@ -94,6 +100,7 @@ public final class IwarpTransport implements WireTransport {
     /** Options {@code tcp.sndbuf}, {@code tcp.rcvbuf}: every connection's socket buffer sizes (0: the system's). */
     private final SocketBuffers buffers;
     private final long acceptTimeoutMillis;
+    private final long holdMillis;
     private final PcapWriter pcap;
     private final Path capturePath;
     /** Streams recorded in {@link #pcap}, keyed by (initiator, responder): both ends of one connection share one. */
@@ -118,6 +125,7 @@ public final class IwarpTransport implements WireTransport {
                 : (int) Math.max(MIN_MSS, Math.min(0x10000, OptionValues.parse("mss", m, 0, 0xFFFF_FFFFL)));
         String t = o.get("mpa.timeout.ms");
         this.mpaTimeout = t == null ? null : Duration.ofMillis(OptionValues.parse("mpa.timeout.ms", t, 1, Long.MAX_VALUE));
+        this.holdMillis = OptionValues.number(o, "mpa.hold.ms", DEFAULT_HOLD_MS, 0, Long.MAX_VALUE / 2_000_000);
         this.acceptTimeoutMillis = OptionValues.number(o, "accept.timeout.ms", DEFAULT_ACCEPT_TIMEOUT_MS, 1,
                 Long.MAX_VALUE);
         this.maxConnections = OptionValues.limit(o, "limit.connections", Integer.MAX_VALUE);
@@ -475,6 +483,7 @@ public final class IwarpTransport implements WireTransport {
                 }
                 c.beginPassive(qp, handler);
                 c.awaitEstablished(acceptTimeoutMillis);
+                c.releaseHeldOutput(holdMillis);
             });
         }
 

@@ -69,6 +69,26 @@ final class RawPeer implements AutoCloseable {
         }
     }
 
+    /**
+     * Connects and does a valid MPA v2 exchange in the client-server model (siw's default): Request (IRD 1, ORD 1,
+     * no peer-to-peer flag, no RTR offered), the Reply (must accept); nothing is sent after it.
+     */
+    static RawPeer establishClientServer(InetSocketAddress to) throws IOException {
+        Socket s = connect(to);
+        try {
+            s.getOutputStream().write(CmTestSupport.hex(REQUEST_KEY + "10" + "020004" + "0001" + "0001"));
+            byte[] header = CmTestSupport.readExactly(s, MpaFrameFlyweight.HEADER_LENGTH);
+            MpaFrameFlyweight reply = new MpaFrameFlyweight().wrap(ByteBuffer.wrap(header), 0);
+            assertThat(reply.hasKey(MpaFrameKind.REPLY)).as("Reply key").isTrue();
+            assertThat(reply.reject()).as("Reply rejects").isFalse();
+            CmTestSupport.readExactly(s, reply.privateDataLength());
+            return new RawPeer(s, false);
+        } catch (IOException | RuntimeException | Error e) {
+            s.close();
+            throw e;
+        }
+    }
+
     void write(byte[] bytes) throws IOException {
         socket.getOutputStream().write(bytes);
     }

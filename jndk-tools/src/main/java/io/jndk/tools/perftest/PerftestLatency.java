@@ -65,6 +65,12 @@ final class PerftestLatency extends PerftestRun {
         handshake(Dest.ZERO, "pre-connect handshake");
         connectData(List.of(d));
         Dest remote = exchangeDestinations(List.of(d)).getFirst();
+        if (!client) {
+            // posts only on a connected QP: a passive Accept completes when the initiator's first FPDU has arrived,
+            // which may come after the control connection's exchange (the server's first Write then failed with
+            // STATUS_CONNECTION_INVALID)
+            awaitAccepted(dataAccepts, "data");
+        }
         Dest mine = d.dest();
         int rx = Math.min(p.rxDepth(), n);
         if (full()) {

@@ -33,6 +33,9 @@ final class PerftestServer extends PerftestRun {
         handshake(Dest.ZERO, "pre-connect handshake");
         connectData(data);
         List<Dest> remote = exchangeDestinations(data);
+        // posts only on connected QPs: a passive Accept completes when the initiator's first FPDU has arrived, which
+        // may come after the control connection's exchange (a -b server's first Write failed CONNECTION_INVALID)
+        awaitAccepted(dataAccepts, "data");
         if (full()) {
             PerftestReport.printHeader(out, p, false, ord, tx, rx);
             PerftestReport.printAddresses(out, data.stream().map(Data::dest).toList(), remote);
