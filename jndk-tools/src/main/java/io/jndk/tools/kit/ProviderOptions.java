@@ -29,7 +29,7 @@ public final class ProviderOptions {
             + " hexadecimal", v -> number(v, 0, 0xFFFF_FFFFL));
     private static final Kind ULONG64 = new Kind("a whole number from 0 to " + Long.MAX_VALUE + ", decimal or 0x"
             + " hexadecimal", v -> number(v, 0, Long.MAX_VALUE));
-    /** The iwarp transport reads its numbers in decimal only. */
+    /** These the tools take in decimal only (stricter than the transport, which also reads 0x: spi.OptionValues). */
     private static final Kind MILLIS = new Kind("milliseconds, a decimal number from 1 to " + Long.MAX_VALUE,
             v -> decimal(v, 1, Long.MAX_VALUE));
     private static final Kind BYTES = new Kind("bytes, a decimal number from 0 to " + Integer.MAX_VALUE

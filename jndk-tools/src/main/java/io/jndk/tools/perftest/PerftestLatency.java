@@ -106,9 +106,6 @@ final class PerftestLatency extends PerftestRun {
         if (full()) {
             out.println(PerftestWire.LINE);
         }
-        if (!client) {
-            awaitAccepted(dataAccepts, "data");
-        }
         orderlyClose();
     }
 

@@ -376,7 +376,7 @@ abstract class PerftestRun {
      * Accepts with the requester's read limits (as perftest's rdma_accept does) and returns the outbound limit. The
      * Accept's outcome is not awaited here: an MPA responder's connection completes with the initiator's first frame,
      * and perftest's client sends nothing on its data connection before the control exchange that follows; the
-     * outcome is checked before the close ({@link #awaitAccepted}).
+     * servers await it ({@link #awaitAccepted}) after the destination exchange, before they post.
      */
     int accept(NdkConnector conn, NdkQp qp, Runnable onDisconnect, List<CompletableFuture<Integer>> outcome) {
         IntRef in = new IntRef(), outb = new IntRef();

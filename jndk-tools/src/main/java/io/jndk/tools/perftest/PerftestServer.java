@@ -90,7 +90,6 @@ final class PerftestServer extends PerftestRun {
         if (full()) {
             out.println(PerftestWire.LINE);
         }
-        awaitAccepted(dataAccepts, "data");
         handshake(mine, "close");
         orderlyClose();
     }
