@@ -64,6 +64,8 @@ final class ConsumerDrive {
 
     // ---- set at construction; the selectors before the engine threads start ------------------------------
     private final boolean polling;
+    /** The shared engine runs this connection: the channel is non-blocking, and an engine loop waits for it. */
+    private final boolean shared;
     /** Polling mode: how long the receive thread spins for input before it waits. */
     private final long spinNanos;
     private final ConnectionState state;
@@ -90,6 +92,7 @@ final class ConsumerDrive {
 
     ConsumerDrive(EngineMode engine, ConnectionState state) {
         this.polling = engine.poll();
+        this.shared = engine.shared();
         this.spinNanos = engine.spinNanos();
         this.state = state;
     }
@@ -97,6 +100,11 @@ final class ConsumerDrive {
     /** @return whether this connection runs in polling mode */
     boolean polling() {
         return polling;
+    }
+
+    /** @return whether the channel is non-blocking: polling mode, or the shared engine */
+    boolean nonBlocking() {
+        return polling || shared;
     }
 
     // ---- the channel and its selectors ----------------------------------------------------------------------
@@ -107,6 +115,15 @@ final class ConsumerDrive {
      * @return false when that failed (logged; the connection must close)
      */
     boolean open(SocketChannel channel) {
+        if (shared && !state.isClosed()) {
+            try {
+                channel.configureBlocking(false); // the engine loop waits for readiness (LoopDrive)
+            } catch (IOException | RuntimeException e) {
+                LOG.log(Level.WARNING, "iWARP shared engine: cannot make the channel non-blocking", e);
+                return false;
+            }
+            return true;
+        }
         if (!polling || state.isClosed()) {
             return true;
         }
@@ -286,6 +303,56 @@ final class ConsumerDrive {
             }
             rxHandoff = false;
         }
+    }
+
+    // ---- the shared engine: the receive side taken per read, the stand-by in ticks -------------------------------
+
+    /** The shared engine: the receive side is taken for one turn of reads; false while a consumer steps. */
+    boolean tryTakeRx() {
+        return rxOwner.compareAndSet(false, true);
+    }
+
+    /** The shared engine: the receive side is free again (consumers may step). */
+    void releaseRx() {
+        rxHandoff = false;
+        rxOwner.set(false);
+    }
+
+    /** @return whether a consumer's step met the end of the stream or an error: the engine takes over */
+    boolean handoffPending() {
+        return rxHandoff;
+    }
+
+    private long standbySince, sliceStart;
+    private int sliceBefore;
+
+    /** The shared engine: the loop stops reading for polling consumers ({@link #standBy}'s start). */
+    void beginStandBy(long now) {
+        standbySince = now;
+        sliceStart = now;
+        sliceBefore = consumerPolls;
+    }
+
+    /**
+     * The shared engine's {@link #standBy}, one tick at a time (the loop ticks about once a millisecond).
+     *
+     * @return whether the stand-by goes on; false: the loop reads again
+     */
+    boolean standByGoesOn(long now) {
+        if (state.isClosed() || rxHandoff || state.failure() != null || state.disconnectRequested()
+            || consumerPolled == 0 || now - standbySince >= STANDBY_NANOS) {
+            return false;
+        }
+        if (now - sliceStart < SLICE_NANOS) {
+            return true;
+        }
+        int polls = consumerPolls;
+        if (polls - sliceBefore < SLICE_POLLS) {
+            return false;
+        }
+        sliceStart = now;
+        sliceBefore = polls;
+        return true;
     }
 
     /**

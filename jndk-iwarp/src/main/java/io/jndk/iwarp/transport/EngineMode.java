@@ -5,39 +5,53 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * How the stream engine of a connection runs: the kind of its transmit and receive threads, and whether it
- * polls (posters transmit inline when the transmit side is free; the receive thread spins for input before it
- * blocks in a read).
+ * How the stream engine of a connection runs.
  *
- * @param platformThreads platform threads instead of virtual threads for transmit and receive
+ * <p>The <b>shared engine</b> ({@code engine=shared}, the default): a few engine loops per adapter
+ * ({@code engine.loops}, default one per core), each serving many connections over one selector ({@link EngineLoop},
+ * {@link LoopDrive}). The <b>thread engine</b> ({@code engine=threads}): a transmit and a receive thread per
+ * connection, of the kind {@code threads} names. Either may run in polling mode ({@code poll}: posters transmit
+ * inline when the transmit side is free; polling consumers run the receive side).
+ *
+ * @param shared the shared engine (engine loops) instead of two threads per connection
+ * @param loops the shared engine: engine loops of the adapter
+ * @param platformThreads the thread engine: platform threads instead of virtual threads
  * @param poll polling mode
- * @param spinNanos polling mode: how long the receive thread spins for input before it waits
+ * @param spinNanos polling mode, the thread engine: how long the receive thread spins for input before it waits
  */
-record EngineMode(boolean platformThreads, boolean poll, long spinNanos) {
+record EngineMode(boolean shared, int loops, boolean platformThreads, boolean poll, long spinNanos) {
     /**
      * Default receive spin of the polling mode, in microseconds: none, because on a machine with few cores the
      * spinning receive threads take the cores the consumers and the transmit side need (docs/DECISIONS.md).
      */
     static final long DEFAULT_SPIN_MICROS = 0;
+    /** Most engine loops an adapter may run. */
+    static final int MAX_LOOPS = 256;
 
     /**
-     * Reads the adapter options {@code threads} ({@code virtual} or {@code platform}), {@code poll}
-     * ({@code true}/{@code false}) and {@code poll.spin.us}. Platform threads are the default (docs/DECISIONS.md,
-     * "Threading model").
+     * Reads the adapter options {@code engine} ({@code shared} or {@code threads}), {@code engine.loops},
+     * {@code threads} ({@code virtual} or {@code platform}), {@code poll} ({@code true}/{@code false}) and
+     * {@code poll.spin.us} (docs/DECISIONS.md, "Threading model").
      *
-     * @throws IllegalArgumentException on an unknown thread kind
+     * @throws IllegalArgumentException on an unknown engine or thread kind, or a loop count out of range
      */
     static EngineMode of(Map<String, String> options) {
         boolean poll = Boolean.parseBoolean(options.getOrDefault("poll", "false").trim());
+        String engine = options.getOrDefault("engine", "shared").trim().toLowerCase(Locale.ROOT);
+        if (!engine.equals("shared") && !engine.equals("threads")) {
+            throw new IllegalArgumentException("engine must be shared or threads: " + engine);
+        }
         String threads = options.getOrDefault("threads", "platform").trim().toLowerCase(Locale.ROOT);
         if (!threads.equals("virtual") && !threads.equals("platform")) {
             throw new IllegalArgumentException("threads must be virtual or platform: " + threads);
         }
+        int loops = (int) OptionValues.number(options, "engine.loops", Runtime.getRuntime().availableProcessors(), 1,
+            MAX_LOOPS);
         long spin = poll ? OptionValues.number(options, "poll.spin.us", DEFAULT_SPIN_MICROS, 0, 60_000_000L) * 1_000 : 0;
-        return new EngineMode(threads.equals("platform"), poll, spin);
+        return new EngineMode(engine.equals("shared"), loops, threads.equals("platform"), poll, spin);
     }
 
-    /** An unstarted engine thread. */
+    /** An unstarted engine thread (the thread engine). */
     Thread thread(String name, Runnable body) {
         return platformThreads ? Thread.ofPlatform().daemon(true).name(name).unstarted(body)
             : Thread.ofVirtual().name(name).unstarted(body);

@@ -53,6 +53,8 @@ public final class IwarpConnection implements WireConnection {
 
     // ---- set at construction: read by every part ------------------------------------------------------------
     private final EngineMode engine;
+    /** The shared engine's loops of the adapter, or null (the thread engine). */
+    private final EngineLoops loops;
     /** The role: the initiator's side. */
     private final boolean active;
     final SocketChannel channel;
@@ -88,10 +90,12 @@ public final class IwarpConnection implements WireConnection {
      * @param mss the configured maximum FPDU size (rounded down to a multiple of 8 here)
      * @param capture where frames are captured, or {@code null}
      * @param engine threads and waiting strategy
+     * @param loops the adapter's engine loops (the shared engine), or null
      */
     IwarpConnection(boolean active, SocketChannel channel, MpaNegotiated negotiated, ByteBuffer surplus, int mss,
-                    PcapWriter.TcpStream capture, EngineMode engine) {
+                    PcapWriter.TcpStream capture, EngineMode engine, EngineLoops loops) {
         this.engine = engine;
+        this.loops = engine.shared() ? loops : null;
         this.active = active;
         this.channel = channel;
         this.negotiated = negotiated;
@@ -111,6 +115,11 @@ public final class IwarpConnection implements WireConnection {
     /** @return the MPA outcome this connection runs on */
     public MpaNegotiated negotiated() {
         return negotiated;
+    }
+
+    /** @return whether the shared engine runs this connection (engine loops, a non-blocking channel) */
+    boolean sharedEngine() {
+        return loops != null;
     }
 
     /** @return the FPDU size limit in use */
@@ -169,13 +178,25 @@ public final class IwarpConnection implements WireConnection {
             return;
         }
         state.threadsStarting(2);
-        String name = "iwarp-" + local.getPort() + "-" + remote.getPort();
-        TxEngine transmitter = new TxEngine(this, port, queues);
-        this.tx = transmitter;
-        transmitter.start(engine.thread(name + "-tx", transmitter));
-        RxEngine receiver = new RxEngine(this, port, queues, transmitter, surplus);
-        this.rx = receiver;
-        receiver.start(engine.thread(name + "-rx", receiver));
+        if (loops != null) {
+            // the shared engine: both sides on one of the adapter's engine loops (LoopDrive)
+            TxEngine transmitter = new TxEngine(this, port, queues);
+            RxEngine receiver = new RxEngine(this, port, queues, transmitter, surplus);
+            LoopDrive place = new LoopDrive(this, loops.assign(), transmitter, receiver);
+            transmitter.attach(place);
+            receiver.attach(place);
+            this.tx = transmitter;
+            this.rx = receiver;
+            place.schedule();
+        } else {
+            String name = "iwarp-" + local.getPort() + "-" + remote.getPort();
+            TxEngine transmitter = new TxEngine(this, port, queues);
+            this.tx = transmitter;
+            transmitter.start(engine.thread(name + "-tx", transmitter));
+            RxEngine receiver = new RxEngine(this, port, queues, transmitter, surplus);
+            this.rx = receiver;
+            receiver.start(engine.thread(name + "-rx", receiver));
+        }
         if (to == Phase.OUTPUT_HELD) {
             handler.onEstablished(this);
         }

@@ -92,9 +92,13 @@ public final class IwarpTransport implements WireTransport {
     private static final int MIN_MSS = 64;
     /** Capture files open in this JVM, each owned by one transport. */
     private static final Map<Path, IwarpTransport> CAPTURE_FILES = new ConcurrentHashMap<>();
+    /** Transports made in this JVM (names the engine loops of each). */
+    private static final AtomicInteger ADAPTERS = new AtomicInteger();
 
     private final boolean crc;
     private final EngineMode engine;
+    /** The shared engine's loops (started with the first connection), or null for the thread engine. */
+    private final EngineLoops loops;
     private final Integer mss;
     private final Duration mpaTimeout;
     /** Options {@code tcp.sndbuf}, {@code tcp.rcvbuf}: every connection's socket buffer sizes (0: the system's). */
@@ -119,6 +123,8 @@ public final class IwarpTransport implements WireTransport {
         Map<String, String> o = options == null ? Map.of() : options;
         this.crc = Boolean.parseBoolean(o.getOrDefault("crc", "false"));
         this.engine = EngineMode.of(o);
+        this.loops = engine.shared()
+            ? new EngineLoops(engine.loops(), "iwarp-engine-" + ADAPTERS.incrementAndGet()) : null;
         this.buffers = new SocketBuffers(bytes(o, "tcp.sndbuf"), bytes(o, "tcp.rcvbuf"));
         String m = o.get("mss");
         this.mss = m == null ? null
@@ -342,7 +348,7 @@ public final class IwarpTransport implements WireTransport {
             }
         }
         ByteBuffer surplus = a.surplus();
-        IwarpConnection c = new IwarpConnection(active, a.channel(), n, surplus, segment, stream, engine);
+        IwarpConnection c = new IwarpConnection(active, a.channel(), n, surplus, segment, stream, engine, loops);
         connections.add(c);
         List<InetSocketAddress> recordedKey = key;
         c.onClose(() -> {
@@ -394,6 +400,14 @@ public final class IwarpTransport implements WireTransport {
         };
     }
 
+    /**
+     * @return the shared engine's loop threads running now (0 for the thread engine, and before the first
+     *     connection); a loop with no connection ends after a short idle time
+     */
+    public int engineLoops() {
+        return loops == null ? 0 : loops.liveLoops();
+    }
+
     @Override
     public void shutdown() {
         shut = true;
@@ -405,6 +419,9 @@ public final class IwarpTransport implements WireTransport {
         }
         for (IwarpConnection c : connections) {
             c.reset();
+        }
+        if (loops != null) {
+            loops.shutdown(); // each loop ends once its connections have
         }
         if (pcap != null) {
             try {

@@ -42,55 +42,115 @@ final class MessageSegmenter {
         this.segmentLength = connection.segmentLength();
     }
 
+    /** {@link #resume} outcomes: the message is queued whole, it waits for the socket, a failure stopped it. */
+    static final int DONE = 0, BLOCKED = 1, FAILED = 2;
+
+    // ---- the message in progress (owned by whoever holds the transmit side) ---------------------------------
+    private boolean active;
+    private RdmapOpcode op;
+    private int key, msn;
+    private long to, total;
+    private BufferCursor src;
+    private boolean releasesIrqSlot;
+    /** Where the current part starts in the message. */
+    private long offset;
+    /** The current part: its length, the octets of it queued, the next view, the views it took. */
+    private long part, done;
+    private int v, count;
+    /** The current part is sliced (its views are in {@link #views}). */
+    private boolean inPart;
+
     /**
      * Queues one message as FPDUs: a tagged one ({@code op} tagged: {@code key} is the STag, {@code to} the tagged
-     * offset) or an untagged one ({@code key}: the STag to invalidate or 0, {@code msn}).
+     * offset) or an untagged one ({@code key}: the STag to invalidate or 0, {@code msn}). On an owner that waits
+     * for the socket the message is queued whole here; the shared engine may see {@link #BLOCKED}.
      *
      * @param releasesIrqSlot a Read Response: its IRQ place is freed just before its last segment is queued
      * @return false if a failure stopped it (nothing of it is written then)
      */
     boolean send(RdmapOpcode op, int key, long to, int msn, BufferCursor src, long total, boolean releasesIrqSlot)
         throws IOException {
+        begin(op, key, to, msn, src, total, releasesIrqSlot);
+        int r = resume();
+        if (r == BLOCKED) {
+            throw new IllegalStateException("a waiting owner's batch could not be written");
+        }
+        return r == DONE;
+    }
+
+    /** Starts a message ({@link #send}'s parameters); {@link #resume} queues it. */
+    void begin(RdmapOpcode op, int key, long to, int msn, BufferCursor src, long total, boolean releasesIrqSlot) {
+        this.active = true;
+        this.op = op;
+        this.key = key;
+        this.to = to;
+        this.msn = msn;
+        this.src = src;
+        this.total = total;
+        this.releasesIrqSlot = releasesIrqSlot;
+        this.offset = 0;
+        this.inPart = false;
+    }
+
+    /** @return whether a message is in progress (the shared engine: it waits for the socket) */
+    boolean active() {
+        return active;
+    }
+
+    /**
+     * Queues what is left of the message begun, FPDU by FPDU.
+     *
+     * @return {@link #DONE}, {@link #BLOCKED} (the batch is full and the socket cannot take it now: call again once
+     *     it is writable) or {@link #FAILED} (a failure stopped it; nothing more of it is written)
+     */
+    int resume() throws IOException {
         int max = segmentLength - op.fpduHeaderLength() - FpduFlyweight.CRC_LENGTH;
-        long offset = 0;
         do {
-            if (state.failure() != null) {
-                return false;
-            }
-            long part = Math.min(total - offset, (long) max * PART_FPDUS);
-            int count = 0;
-            if (offset > 0) {
+            if (!inPart) {
+                if (state.failure() != null) {
+                    return abandon();
+                }
                 // a slicing call may hand out again the views of the last one on this cursor: those must be
                 // written before they are repositioned
-                batch.flush();
-            }
-            if (part > 0) {
-                count = src == null ? -1 : src.slices(offset, part, max, views, 0);
-                if (count < 0 && src != null) {
-                    // too many memory pieces for one slicing call: one FPDU, halved until its pieces fit
-                    part = Math.min(part, max);
-                    count = src.slices(offset, part, max, views, 0);
-                    while (count < 0 && part > 4) {
-                        part = Math.max(4, (part / 2) & ~3);
+                if (offset > 0 && !batch.flush()) {
+                    return BLOCKED;
+                }
+                part = Math.min(total - offset, (long) max * PART_FPDUS);
+                count = 0;
+                if (part > 0) {
+                    count = src == null ? -1 : src.slices(offset, part, max, views, 0);
+                    if (count < 0 && src != null) {
+                        // too many memory pieces for one slicing call: one FPDU, halved until its pieces fit
+                        part = Math.min(part, max);
                         count = src.slices(offset, part, max, views, 0);
+                        while (count < 0 && part > 4) {
+                            part = Math.max(4, (part / 2) & ~3);
+                            count = src.slices(offset, part, max, views, 0);
+                        }
+                    }
+                    if (count < 0) {
+                        Arrays.fill(views, null);
+                        connection.fail(terminates.localCatastrophic());
+                        return abandon();
                     }
                 }
-                if (count < 0) {
-                    Arrays.fill(views, null);
-                    connection.fail(terminates.localCatastrophic());
-                    return false;
-                }
+                inPart = true;
+                done = 0;
+                v = 0;
             }
             // the part's FPDUs, each taking the views that cover its payload
-            long done = 0;
-            int v = 0;
             do {
                 int chunk = (int) Math.min(max, part - done);
                 int first = v;
+                int end = v;
                 long covered = 0;
                 while (covered < chunk) {
-                    covered += views[v++].remaining();
+                    covered += views[end++].remaining();
                 }
+                if (!batch.roomForFpdu(op, end - first, chunk)) {
+                    return BLOCKED;
+                }
+                v = end;
                 boolean last = offset + done + chunk == total;
                 if (last && releasesIrqSlot) {
                     queues.irqRelease();
@@ -100,9 +160,30 @@ final class MessageSegmenter {
                 done += chunk;
             } while (done < part);
             Arrays.fill(views, 0, count, null);
+            inPart = false;
             offset += part;
         } while (offset < total);
-        return true;
+        active = false;
+        src = null;
+        return DONE;
+    }
+
+    /** A message in progress is given up (a failure, a discarded batch). */
+    void abandonMessage() {
+        if (active) {
+            abandon();
+        }
+    }
+
+    /** The message is given up (a failure): nothing more of it is queued. */
+    private int abandon() {
+        if (inPart) {
+            Arrays.fill(views, 0, Math.max(0, count), null);
+        }
+        inPart = false;
+        active = false;
+        src = null;
+        return FAILED;
     }
 
     /**

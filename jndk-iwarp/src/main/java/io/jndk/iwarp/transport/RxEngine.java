@@ -69,10 +69,26 @@ final class RxEngine implements Runnable {
 
     // ---- read by other threads ----------------------------------------------------------------------------
     private volatile Thread thread;
+    /** The shared engine's side of this connection (set before it starts), or null. */
+    private volatile LoopDrive loop;
+
+    // ---- the shared engine (the engine loop's) -------------------------------------------------------------
+    /** {@link #loopReadable} outcomes: go on reading when readable, stand by for polling consumers, ended. */
+    static final int LOOP_READ = 0, LOOP_STANDBY = 1, LOOP_ENDED = 2;
+    /** Reads one readable event takes at most for this connection before the loop serves the others. */
+    static final int LOOP_READS = 4;
+    private boolean loopEnded;
+    /** One read of its own is owed after a stand-by (as the receive thread's). */
+    private boolean loopReadOwed;
 
     // ---- owned by whoever runs the receive side -----------------------------------------------------------
-    /** Where the stream is read into when it is not placed directly. */
-    private final ByteBuffer buffer = ByteBuffer.allocateDirect(RX_BUFFER);
+    /**
+     * Where the stream is read into when it is not placed directly: the buffer of the thread that runs the receive
+     * side (an engine loop, a receive thread, a polling consumer), since nothing of it is kept between reads (the
+     * decoder copies what it keeps): a connection at rest holds none.
+     */
+    private static final ThreadLocal<ByteBuffer> BUFFERS = ThreadLocal.withInitial(
+        () -> ByteBuffer.allocateDirect(RX_BUFFER));
     /** Views of the current target for direct placement (and one more place for the read-ahead); reused. */
     private final ByteBuffer[] views = new ByteBuffer[65];
     private final int[] viewStarts = new int[64];
@@ -106,9 +122,88 @@ final class RxEngine implements Runnable {
         t.start();
     }
 
-    /** Wakes the receive thread where it parks (standing by for polling consumers). */
+    /** Wakes the receive thread where it parks (standing by for polling consumers), or the engine loop. */
     void unpark() {
-        LockSupport.unpark(thread);
+        LoopDrive.wake(loop, thread);
+    }
+
+    // ---- the shared engine ----------------------------------------------------------------------------------
+
+    /** The shared engine: its side of this connection runs the receive side from now on. */
+    void attach(LoopDrive l) {
+        loop = l;
+    }
+
+    /**
+     * The shared engine's first service of this connection: the octets read behind the MPA frame, then the receive
+     * side is free for the loop and polling consumers, one turn of reads at a time.
+     */
+    int loopStart() {
+        try {
+            if (surplus != null && surplus.hasRemaining()) {
+                capture.inbound(surplus, surplus.position(), surplus.remaining());
+                consume(surplus);
+            }
+        } catch (RuntimeException e) {
+            broke(e);
+            return endReceive();
+        }
+        drive.releaseRx();
+        return LOOP_READ;
+    }
+
+    /**
+     * The shared engine, the socket is readable (or the connection closed, or a consumer handed over): up to
+     * {@link #LOOP_READS} reads and everything they complete.
+     *
+     * @return {@link #LOOP_READ}, {@link #LOOP_STANDBY} (polling consumers drive: stop reading until
+     *     {@link ConsumerDrive#standByGoesOn} says otherwise) or {@link #LOOP_ENDED}
+     */
+    int loopReadable() {
+        if (loopEnded) {
+            return LOOP_ENDED;
+        }
+        if (state.isClosed()) {
+            return endReceive();
+        }
+        if (!loopReadOwed && !draining && drive.consumersDrive()) {
+            return LOOP_STANDBY;
+        }
+        loopReadOwed = false;
+        if (!drive.tryTakeRx()) {
+            return LOOP_READ; // a consumer steps right now; the socket stays readable if it leaves input
+        }
+        try {
+            for (int i = 0; i < LOOP_READS; i++) {
+                int r = step(true);
+                if (r == STEP_END) {
+                    return endReceive(); // the receive side stays taken: nobody steps after the end
+                }
+                if (r == STEP_IDLE) {
+                    break;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            broke(e);
+            return endReceive();
+        }
+        drive.releaseRx();
+        return LOOP_READ;
+    }
+
+    /** After a stand-by: the next readable event reads once whatever the consumers do. */
+    void owesRead() {
+        loopReadOwed = true;
+    }
+
+    /** The shared engine: the receive side ends (the receive thread's {@code finally}). */
+    private int endReceive() {
+        loopEnded = true;
+        dispatch.abandonReceive();
+        state.rxEnded();
+        connection.wakeTransmitter();
+        connection.threadExit();
+        return LOOP_ENDED;
     }
 
     // ---- the receive thread -------------------------------------------------------------------------------
@@ -161,7 +256,8 @@ final class RxEngine implements Runnable {
      * @return {@link #STEP_READ}, {@link #STEP_IDLE} (polling mode: nothing to read now) or {@link #STEP_END}
      */
     int step(boolean engineThread) throws IOException {
-        int direct = placeDirect();
+        ByteBuffer buffer = BUFFERS.get();
+        int direct = placeDirect(buffer);
         if (direct != PLACE_BUFFERED && direct != PLACE_AWAIT) {
             return direct;
         }
@@ -206,7 +302,7 @@ final class RxEngine implements Runnable {
      * @return {@link #STEP_READ}, {@link #STEP_IDLE} (non-blocking, nothing there yet), {@link #PLACE_AWAIT} or
      *     {@link #PLACE_BUFFERED}: not for a direct read, or the end of the stream (which the buffered read sees)
      */
-    private int placeDirect() throws IOException {
+    private int placeDirect(ByteBuffer buffer) throws IOException {
         int remaining = decoder.payloadRemaining();
         BufferCursor target = placement.directTarget();
         // small payloads are cheaper to take with the next buffered read than with a read of their own
@@ -214,7 +310,7 @@ final class RxEngine implements Runnable {
             return PLACE_BUFFERED;
         }
         int readAhead = READ_AHEAD;
-        if (!drive.polling()) {
+        if (!drive.nonBlocking()) {
             int ready = input == null ? 0 : input.available();
             if (ready == 0) {
                 return PLACE_AWAIT;

@@ -46,6 +46,12 @@ final class TxBatch {
     private final ConnectionCapture capture;
     private final WireCounters counters;
     private final ConsumerDrive drive;
+    /**
+     * The shared engine: no owner ever waits for the socket; a write it cannot make leaves the batch pending
+     * ({@link #pendingFlush()}) and {@link #room}, {@link #frameStart} and {@link #nextSlot} say so instead of
+     * waiting.
+     */
+    private final boolean nonBlocking;
 
     // ---- the octets: staged pieces and payload views, in I/O vector order --------------------------------------
     /** Headers, trailers and small payloads of the batch being built. */
@@ -75,7 +81,8 @@ final class TxBatch {
     private boolean carried;
 
     TxBatch(SocketChannel channel, QpPort qp, FpduEncoder encoder, ConnectionCapture capture, WireCounters counters,
-            ConsumerDrive drive) {
+            ConsumerDrive drive, boolean nonBlocking) {
+        this.nonBlocking = nonBlocking;
         this.channel = channel;
         this.qp = qp;
         this.encoder = encoder;
@@ -89,10 +96,13 @@ final class TxBatch {
 
     // ---- requests --------------------------------------------------------------------------------------------
 
-    /** @return the holder the next request is taken into (a full batch is written first) */
+    /**
+     * @return the holder the next request is taken into (a full batch is written first), or {@code null} when the
+     *     batch is full and the socket cannot take it now (the shared engine)
+     */
     WireRequest nextSlot() throws IOException {
-        if (batched == requests.length) {
-            flush();
+        if ((batched == requests.length || pendingFlush) && !flush(nonBlocking)) {
+            return null;
         }
         return requests[batched];
     }
@@ -151,7 +161,9 @@ final class TxBatch {
     void appendFpdu(RdmapOpcode op, int key, long to, int msn, int mo, boolean last, ByteBuffer[] views, int first,
                     int count, int payload) throws IOException {
         boolean stagedPayload = payload <= STAGED_PAYLOAD;
-        room(stagedPayload ? 0 : count, op.fpduHeaderLength() + (stagedPayload ? payload : 0) + 8);
+        if (!room(stagedPayload ? 0 : count, op.fpduHeaderLength() + (stagedPayload ? payload : 0) + 8)) {
+            throw new IllegalStateException("an FPDU appended without room (roomForFpdu said no)");
+        }
         int at = stage.position();
         int end = at + encoder.header(stage, at, op, last, key, to, msn, mo, payload);
         if (stagedPayload) {
@@ -177,9 +189,26 @@ final class TxBatch {
         counters.fpduOut();
     }
 
-    /** Where a whole frame the encoder writes (at most {@value #FRAME_ROOM} octets) goes; makes room for it. */
+    /**
+     * Makes room for one FPDU of {@code payload} octets in {@code count} views, as {@link #appendFpdu} needs it.
+     *
+     * @return false when the batch is full and the socket cannot take it now (the shared engine: nothing is appended)
+     */
+    boolean roomForFpdu(RdmapOpcode op, int count, int payload) throws IOException {
+        boolean stagedPayload = payload <= STAGED_PAYLOAD;
+        return room(stagedPayload ? 0 : count, op.fpduHeaderLength() + (stagedPayload ? payload : 0) + 8);
+    }
+
+    /**
+     * Where a whole frame the encoder writes (at most {@value #FRAME_ROOM} octets) goes; makes room for it.
+     *
+     * @return the offset in {@link #stage()}, or -1 when the batch is full and the socket cannot take it now (the
+     *     shared engine)
+     */
     int frameStart() throws IOException {
-        room(0, FRAME_ROOM);
+        if (!room(0, FRAME_ROOM)) {
+            return -1;
+        }
         return stage.position();
     }
 
@@ -208,13 +237,16 @@ final class TxBatch {
 
     /**
      * Makes room for an FPDU: {@code views} payload views and {@code stageBytes} staged octets, writing the batch
-     * first when it is full.
+     * first when it is full (or still pending).
+     *
+     * @return false when it had to be written and the socket could not take it all (the shared engine)
      */
-    private void room(int views, int stageBytes) throws IOException {
-        if (entries + views + 2 > gather.length || stageViewsUsed + 2 > stageViews.length
+    private boolean room(int views, int stageBytes) throws IOException {
+        if (pendingFlush || entries + views + 2 > gather.length || stageViewsUsed + 2 > stageViews.length
             || stage.remaining() < stageBytes + 8 || batchBytes >= BATCH_BYTES) {
-            flush();
+            return flush(nonBlocking);
         }
+        return true;
     }
 
     /** Adds {@code stage[from, to)} to the I/O vector, extending the last entry when it ends at {@code from}. */
@@ -241,9 +273,13 @@ final class TxBatch {
 
     // ---- writing ---------------------------------------------------------------------------------------------
 
-    /** Writes the batch (one gathering write, repeated until every octet is out), then completes its requests. */
-    void flush() throws IOException {
-        flush(false);
+    /**
+     * Writes the batch (one gathering write, repeated until every octet is out), then completes its requests.
+     *
+     * @return false when the socket could not take it all now (the shared engine only: the rest is pending)
+     */
+    boolean flush() throws IOException {
+        return flush(false);
     }
 
     /**
@@ -291,9 +327,13 @@ final class TxBatch {
         return written > 0;
     }
 
-    /** Writes the rest of a partly written batch, waiting for the socket (so that what follows starts whole). */
-    void writeRest() throws IOException {
-        writeBatch(false);
+    /**
+     * Writes the rest of a partly written batch, waiting for the socket (so that what follows starts whole).
+     *
+     * @return false when the socket could not take it all now (the shared engine: call again once writable)
+     */
+    boolean writeRest() throws IOException {
+        return writeBatch(false);
     }
 
     /**
@@ -309,7 +349,7 @@ final class TxBatch {
             written += n;
             remaining -= n;
             if (n == 0) {
-                if (mayLeave) {
+                if (mayLeave || nonBlocking) {
                     return false;
                 }
                 drive.awaitWritable();
@@ -318,13 +358,21 @@ final class TxBatch {
         return true;
     }
 
-    /** Writes {@code frame} whole (a Terminate), waiting for the socket as {@link #writeBatch} does. */
-    void writeWhole(ByteBuffer frame) throws IOException {
+    /**
+     * Writes {@code frame} whole (a Terminate), waiting for the socket as {@link #writeBatch} does.
+     *
+     * @return false when the socket could not take it all now (the shared engine: call again once writable)
+     */
+    boolean writeWhole(ByteBuffer frame) throws IOException {
         while (frame.hasRemaining()) {
             if (channel.write(frame) == 0) {
+                if (nonBlocking) {
+                    return false;
+                }
                 drive.awaitWritable();
             }
         }
+        return true;
     }
 
     /** Forgets the batch unwritten: its requests never complete as sent (the failure flushes them). */

@@ -45,46 +45,54 @@ final class TxEngine implements Runnable {
     static final int SMALL_INLINE = 16 * 1024;
 
     // ---- wiring, set at construction (before the thread starts) ------------------------------------------
-    private final IwarpConnection connection;
-    private final ConnectionState state;
-    private final QpPort qp;
-    private final ReadQueues queues;
+    final IwarpConnection connection;
+    final ConnectionState state;
+    final QpPort qp;
+    final ReadQueues queues;
     private final ConsumerDrive drive;
-    private final SocketChannel channel;
-    private final MpaNegotiated negotiated;
-    private final ConnectionCapture capture;
-    private final WireCounters counters;
+    final SocketChannel channel;
+    final MpaNegotiated negotiated;
+    final ConnectionCapture capture;
+    final WireCounters counters;
     /** The STag this side's Read Requests name as their sink (Read Responses come back to it). */
     private final int sinkStag;
-    private final FpduEncoder encoder;
-    private final Terminates terminates;
-    private final TxBatch batch;
-    private final MessageSegmenter segmenter;
+    final FpduEncoder encoder;
+    final Terminates terminates;
+    final TxBatch batch;
+    final MessageSegmenter segmenter;
 
     // ---- shared with posting and receive threads ----------------------------------------------------------
     /** There may be new work: set by posters ({@link #kick}) and hand-offs ({@link #wake}); the owner clears it. */
-    private final AtomicBoolean signal = new AtomicBoolean();
+    final AtomicBoolean signal = new AtomicBoolean();
     /** Held by whichever thread is transmitting: the transmit thread, or a poster in polling mode. */
-    private final AtomicBoolean owner = new AtomicBoolean();
+    final AtomicBoolean owner = new AtomicBoolean();
     private volatile Thread thread;
     /** The FIN or a Terminate went out: nothing more is written. */
-    private volatile boolean outputShut;
+    volatile boolean outputShut;
 
     // ---- owned by whoever holds owner ---------------------------------------------------------------------
-    private int sendMsn;
+    int sendMsn;
     private int readMsn;
-    private boolean rtrPending;
+    boolean rtrPending;
     /**
      * Whether the current owner may wait for the socket: the transmit thread and consumer posters may; an engine
      * thread posting from an inline notification may not ({@link #smallTurn}, {@link TxBatch#flush(boolean)}).
      */
     private boolean ownerWaits = true;
     /** The last turns of an owner that may not wait left work for the transmit thread. */
-    private boolean leftWork;
+    boolean leftWork;
 
     // ---- the transmit thread's own ------------------------------------------------------------------------
     /** Work the provider deferred to this thread (inline notifications), run once no lock is held. */
     private EngineThread deferred;
+
+    // ---- the shared engine ------------------------------------------------------------------------------------
+    /** The shared engine: every owner runs resumable turns that never wait for the socket ({@link TxLoopTurns}). */
+    private final boolean resumable;
+    /** The shared engine's side of this connection (set before it starts), or null. */
+    private volatile LoopDrive loop;
+    /** The shared engine's turns and service, or null. */
+    final TxLoopTurns loopTurns;
 
     TxEngine(IwarpConnection connection, QpPort qp, ReadQueues queues) {
         this.connection = connection;
@@ -100,8 +108,10 @@ final class TxEngine implements Runnable {
         this.rtrPending = negotiated.mustSendRtr();
         this.encoder = new FpduEncoder(negotiated.crc());
         this.terminates = new Terminates(encoder);
-        this.batch = new TxBatch(channel, qp, encoder, capture, counters, drive);
+        this.resumable = connection.sharedEngine();
+        this.batch = new TxBatch(channel, qp, encoder, capture, counters, drive, resumable);
         this.segmenter = new MessageSegmenter(connection, batch, queues, terminates);
+        this.loopTurns = resumable ? new TxLoopTurns(this) : null;
     }
 
     /** Starts the transmit thread {@code t} (made by the engine mode around this). */
@@ -127,13 +137,22 @@ final class TxEngine implements Runnable {
         if (drive.transmitInline(this)) {
             return;
         }
-        LockSupport.unpark(thread);
+        wakeOwner();
     }
 
     /** Wakes the transmit thread (every engine-internal hand-off: never sends on the calling thread). */
     void wake() {
         signal.set(true);
-        LockSupport.unpark(thread);
+        wakeOwner();
+    }
+
+    private void wakeOwner() {
+        LoopDrive.wake(loop, thread);
+    }
+
+    /** The shared engine: its side of this connection runs the transmit side from now on. */
+    void attach(LoopDrive l) {
+        loop = l;
     }
 
     /**
@@ -271,6 +290,9 @@ final class TxEngine implements Runnable {
      * @return the turns that found work ({@code max}: there may be more)
      */
     private int turns(int max) throws IOException {
+        if (resumable) {
+            return loopTurns.turns(max);
+        }
         int done = 0;
         leftWork = false;
         try {
@@ -299,7 +321,7 @@ final class TxEngine implements Runnable {
      * Whether the stream may carry output now: established and not held for the initiator's first FPDU, output not
      * shut, no failure recorded.
      */
-    private boolean mayTransmit() {
+    boolean mayTransmit() {
         return state.phase() == Phase.ESTABLISHED && !outputShut && state.failure() == null;
     }
 
@@ -385,14 +407,8 @@ final class TxEngine implements Runnable {
                 switch (next.kind) {
                     case WireRequest.WRITE -> queued(segmenter.send(RdmapOpcode.RDMA_WRITE, next.remoteToken,
                         next.remoteAddress, 0, next.local, next.length, false), next);
-                    case WireRequest.SEND -> {
-                        RdmapOpcode op = next.invalidate
-                            ? (next.solicited ? RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE
-                                : RdmapOpcode.SEND_WITH_INVALIDATE)
-                            : (next.solicited ? RdmapOpcode.SEND_WITH_SE : RdmapOpcode.SEND);
-                        queued(segmenter.send(op, next.invalidate ? next.invalidateToken : 0, 0, ++sendMsn,
-                            next.local, next.length, false), next);
-                    }
+                    case WireRequest.SEND -> queued(segmenter.send(sendOpcode(next),
+                        next.invalidate ? next.invalidateToken : 0, 0, ++sendMsn, next.local, next.length, false), next);
                     case WireRequest.READ -> sendReadRequest(next);
                     default -> {
                         TxBatch.clear(next);
@@ -412,8 +428,15 @@ final class TxEngine implements Runnable {
         }
     }
 
+    /** The opcode of a Send request: solicited or not, invalidating or not. */
+    static RdmapOpcode sendOpcode(WireRequest r) {
+        return r.invalidate
+            ? (r.solicited ? RdmapOpcode.SEND_WITH_SE_AND_INVALIDATE : RdmapOpcode.SEND_WITH_INVALIDATE)
+            : (r.solicited ? RdmapOpcode.SEND_WITH_SE : RdmapOpcode.SEND);
+    }
+
     /** A Write or Send went into the batch (it completes once written), or a failure stopped it. */
-    private void queued(boolean sent, WireRequest r) {
+    void queued(boolean sent, WireRequest r) {
         if (sent) {
             batch.queued();
         } else {
@@ -421,7 +444,7 @@ final class TxEngine implements Runnable {
         }
     }
 
-    private void sendReadRequest(WireRequest r) throws IOException {
+    void sendReadRequest(WireRequest r) throws IOException {
         // published before the write: the response may arrive before write() returns
         WireRequest slot = queues.orqPush(r);
         TxBatch.clear(r);

@@ -1,0 +1,230 @@
+package io.jndk.iwarp.transport;
+
+import io.jndk.provider.spi.EngineThread;
+import java.io.IOException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.util.ArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * One engine loop of the shared engine (Netty's event loop, siw's per-CPU transmit thread and softirq in one): a
+ * platform thread serving many connections ({@link LoopDrive}) over one selector.
+ *
+ * <p><b>A turn.</b> The loop selects (the action form of {@code select}, which allocates nothing), serves every
+ * ready key (a readable socket: at most {@link RxEngine#LOOP_READS} reads; a writable one: the transmit side), then
+ * every connection scheduled meanwhile (new work posted, a failure, the close), each once, in the order they were
+ * scheduled; one that has more work than a turn allows schedules itself again and is served in the next turn, after
+ * the others (fair service: no connection holds the loop for longer than one bounded turn of work). Connections whose
+ * polling consumers drive the receive side ({@link ConsumerDrive#standByGoesOn}) are ticked about once a millisecond.
+ *
+ * <p><b>Scheduling</b> ({@link #schedule}) is a lock-free push of the connection itself onto an intrusive stack (no
+ * allocation), then a selector wake-up only when the loop is selecting. Every selector operation (registration,
+ * interest) is the loop's own.
+ *
+ * <p><b>Lifetime.</b> A loop starts with its first connection and ends once it has served none for
+ * {@link #IDLE_EXIT_MILLIS} (or at once after the adapter's shutdown); {@link EngineLoops} starts a new one when a
+ * connection comes after that.
+ */
+final class EngineLoop implements Runnable {
+    private static final Logger LOG = Logger.getLogger(EngineLoop.class.getName());
+    /** A loop with no connection ends after this long. */
+    static final long IDLE_EXIT_MILLIS = 200;
+    /** The tick of connections standing by for polling consumers. */
+    private static final long TICK_MILLIS = 1;
+
+    private final EngineLoops group;
+    private final Selector selector;
+    private final Thread thread;
+    /** Connections served by this loop; -1 once it ended (no connection attaches after that). */
+    private final AtomicInteger clients = new AtomicInteger();
+    /** Scheduled connections, newest first (an intrusive stack through {@link LoopDrive#next}). */
+    private final AtomicReference<LoopDrive> scheduled = new AtomicReference<>();
+    /** The loop is in (or about to enter) a blocking select: a schedule must wake it. */
+    private volatile boolean selecting;
+    private volatile boolean ended;
+    /** Connections standing by for polling consumers (the loop's own). */
+    private final ArrayList<LoopDrive> standing = new ArrayList<>();
+    private final Consumer<SelectionKey> onKey = this::onKey;
+
+    EngineLoop(EngineLoops group, String name) throws IOException {
+        this.group = group;
+        this.selector = Selector.open();
+        this.thread = Thread.ofPlatform().daemon(true).name(name).unstarted(this);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /** @return the loop's selector (for registrations, on the loop thread) */
+    Selector selector() {
+        return selector;
+    }
+
+    /** @return whether the calling thread is this loop's */
+    boolean inLoop() {
+        return Thread.currentThread() == thread;
+    }
+
+    /** @return whether the loop's thread is alive */
+    boolean alive() {
+        return thread.isAlive();
+    }
+
+    /** A connection joins this loop; false when the loop has ended (or is ending). */
+    boolean attach() {
+        for (;;) {
+            int n = clients.get();
+            if (n < 0) {
+                return false;
+            }
+            if (clients.compareAndSet(n, n + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /** A connection left (both its sides ended): the loop thread's call. */
+    void detach() {
+        clients.decrementAndGet();
+    }
+
+    /** @return the connections this loop serves now */
+    int clients() {
+        return Math.max(0, clients.get());
+    }
+
+    /** Serves {@code d} in the loop's next turn (any thread; at most once until it is served). */
+    void schedule(LoopDrive d) {
+        if (!d.queued.compareAndSet(false, true)) {
+            return;
+        }
+        LoopDrive head;
+        do {
+            head = scheduled.get();
+            d.next = head;
+        } while (!scheduled.compareAndSet(head, d));
+        if (selecting && !ended) {
+            selector.wakeup();
+        }
+    }
+
+    /** Wakes the loop (the adapter's shutdown). */
+    void wake() {
+        if (!ended) {
+            selector.wakeup();
+        }
+    }
+
+    /** A connection stops being read while polling consumers drive it; the loop ticks it. */
+    void standBy(LoopDrive d) {
+        standing.add(d);
+    }
+
+    @Override
+    public void run() {
+        EngineThread deferred = EngineThread.enter();
+        long idleSince = System.nanoTime();
+        try {
+            while (true) {
+                if (clients.get() == 0 && scheduled.get() == null) {
+                    long idle = System.nanoTime() - idleSince;
+                    if ((group.closing() || idle >= TimeUnit.MILLISECONDS.toNanos(IDLE_EXIT_MILLIS))
+                        && clients.compareAndSet(0, -1)) {
+                        return;
+                    }
+                } else {
+                    idleSince = System.nanoTime();
+                }
+                long timeout = clients.get() == 0 ? IDLE_EXIT_MILLIS : standing.isEmpty() ? 0 : TICK_MILLIS;
+                selecting = true;
+                try {
+                    if (scheduled.get() != null) {
+                        selector.selectNow(onKey);
+                    } else {
+                        selector.select(onKey, timeout);
+                    }
+                } finally {
+                    selecting = false;
+                }
+                deferred.runPending();
+                serveScheduled(deferred);
+                if (!standing.isEmpty()) {
+                    tick(deferred);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.SEVERE, "iWARP engine loop failed; its connections are reset", e);
+        } finally {
+            ended = true;
+            clients.set(-1);
+            try {
+                selector.close();
+            } catch (IOException ignored) {
+                // nothing left to do
+            }
+            group.ended(this);
+        }
+    }
+
+    private void onKey(SelectionKey k) {
+        if (!k.isValid()) {
+            return;
+        }
+        LoopDrive d = (LoopDrive) k.attachment();
+        try {
+            d.ready(k.readyOps());
+        } catch (RuntimeException e) {
+            d.crashed(e);
+        }
+    }
+
+    /** Every connection scheduled since the last turn, oldest first, each once. */
+    private void serveScheduled(EngineThread deferred) {
+        LoopDrive list = scheduled.getAndSet(null);
+        LoopDrive fifo = null;
+        while (list != null) { // the stack is newest first
+            LoopDrive n = list.next;
+            list.next = fifo;
+            fifo = list;
+            list = n;
+        }
+        while (fifo != null) {
+            LoopDrive d = fifo;
+            fifo = d.next;
+            d.next = null;
+            d.queued.set(false);
+            try {
+                d.service();
+            } catch (RuntimeException e) {
+                d.crashed(e);
+            }
+            deferred.runPending();
+        }
+    }
+
+    /** Connections standing by: each goes on, or is read again. */
+    private void tick(EngineThread deferred) {
+        long now = System.nanoTime();
+        for (int i = standing.size() - 1; i >= 0; i--) {
+            LoopDrive d = standing.get(i);
+            if (!d.standingBy() || !d.standByGoesOn(now)) {
+                int last = standing.size() - 1;
+                standing.set(i, standing.get(last));
+                standing.remove(last);
+                try {
+                    d.endStandBy();
+                } catch (RuntimeException e) {
+                    d.crashed(e);
+                }
+                deferred.runPending();
+            }
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package io.jndk.iwarp.transport;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The engine loops of one adapter (the shared engine): a fixed number of places ({@code engine.loops}), each run by
+ * an {@link EngineLoop} while it serves connections. A new connection goes to the next place in turn.
+ */
+final class EngineLoops {
+    private final EngineLoop[] loops;
+    private final String name;
+    private final AtomicInteger live = new AtomicInteger();
+    private int next;
+    private volatile boolean closing;
+
+    EngineLoops(int count, String name) {
+        this.loops = new EngineLoop[count];
+        this.name = name;
+    }
+
+    /** @return the loop a new connection joins (started if it was not running); it counts the connection */
+    synchronized EngineLoop assign() {
+        int i = next;
+        next = (next + 1) % loops.length;
+        EngineLoop l = loops[i];
+        if (l == null || !l.attach()) {
+            try {
+                l = new EngineLoop(this, name + "-" + i);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot open an engine loop's selector", e);
+            }
+            l.attach();
+            loops[i] = l;
+            live.incrementAndGet();
+            l.start();
+        }
+        return l;
+    }
+
+    /** @return engine loop threads running now */
+    int liveLoops() {
+        return live.get();
+    }
+
+    /** @return the configured number of loops */
+    int size() {
+        return loops.length;
+    }
+
+    /** The adapter is shutting down: each loop ends once its connections have. */
+    void shutdown() {
+        closing = true;
+        EngineLoop[] copy;
+        synchronized (this) {
+            copy = loops.clone();
+        }
+        for (EngineLoop l : copy) {
+            if (l != null) {
+                l.wake();
+            }
+        }
+    }
+
+    boolean closing() {
+        return closing;
+    }
+
+    /** A loop's thread ended. */
+    void ended(EngineLoop l) {
+        live.decrementAndGet();
+    }
+}

@@ -1,0 +1,311 @@
+package io.jndk.iwarp.transport;
+
+import io.jndk.iwarp.cm.Rtr;
+import io.jndk.iwarp.codec.RdmapOpcode;
+import io.jndk.provider.spi.BufferCursor;
+import io.jndk.provider.spi.QpPort;
+import io.jndk.provider.spi.WireRequest;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The shared engine's transmit side of one connection: {@link TxEngine}'s turns made resumable, and the engine
+ * loop's service of them. No owner ever waits for the socket: where the batch is full and the socket takes no more,
+ * a turn stops ({@link #blocked}), keeping its place (a message half queued in the {@link MessageSegmenter}, a
+ * pending batch, a Terminate half written), and the loop waits for {@code OP_WRITE} ({@link LoopDrive}). A Read
+ * Request is taken from the QP only once there is room for its frame, so that it never waits once taken.
+ *
+ * <p>Owned by whoever holds the transmit side ({@link TxEngine#owner}); {@link #loopService} is the loop's.
+ */
+final class TxLoopTurns {
+    private static final Logger LOG = Logger.getLogger(TxLoopTurns.class.getName());
+    /** {@link #loopService} outcomes. */
+    static final int TX_IDLE = 0, TX_MORE = 1, TX_WANTS_WRITE = 2, TX_ENDED = 3;
+    private static final int PENDING_NONE = 0, PENDING_REQUEST = 1, PENDING_RESPONSE = 2;
+
+    private final TxEngine tx;
+    private final MessageSegmenter segmenter;
+
+    // ---- owned by whoever holds the transmit side; the end by the engine loop ------------------------------
+    /** The last turns stopped at a socket that could take no more. */
+    private boolean blocked;
+    /** What the message in the segmenter is, once it is queued whole: a request ({@link #pendingRequest}), a response. */
+    private int pendingKind;
+    private WireRequest pendingRequest;
+    /** A failure is being finished (the transmit side is kept for good). */
+    private boolean failing;
+    /** The failure's Terminate, as far as written; the Terminate is written (or could not be). */
+    private ByteBuffer termFrame;
+    private boolean finishWritten;
+    /** A write or the engine failed: the failure is reported without writing. */
+    private boolean ioBroken;
+    /** The transmit side ended. */
+    private boolean txEnded;
+
+    TxLoopTurns(TxEngine tx) {
+        this.tx = tx;
+        this.segmenter = tx.segmenter;
+    }
+
+    /**
+     * The engine loop's transmit service ({@link LoopDrive}): acts on a failure, or runs up to
+     * {@link TxBatch#BATCH_REQUESTS} resumable turns. Never waits for the socket.
+     *
+     * @return {@link #TX_IDLE}, {@link #TX_MORE} (there may be more: serve again after the others),
+     *     {@link #TX_WANTS_WRITE} (the socket is full: serve again once it is writable) or {@link #TX_ENDED}
+     */
+    int loopService() {
+        if (txEnded) {
+            return TX_ENDED;
+        }
+        Failure f = tx.state.failure();
+        if (f != null) {
+            if (!failing) {
+                if (!tx.owner.compareAndSet(false, true)) {
+                    return TX_MORE; // a poster is finishing a turn: the failure waits for it
+                }
+                failing = true; // the transmit side is kept for good
+            }
+            return finishStep(f) ? endTx() : TX_WANTS_WRITE;
+        }
+        if (tx.state.isClosed() || tx.outputShut && tx.state.receiveEnded()) {
+            return endTx();
+        }
+        if (!tx.owner.compareAndSet(false, true)) {
+            return TX_IDLE; // a poster transmits; it wakes this side again when it leaves work (runInline)
+        }
+        int done;
+        try {
+            tx.signal.set(false);
+            done = turns(TxBatch.BATCH_REQUESTS);
+        } catch (IOException | RuntimeException e) {
+            if (e instanceof RuntimeException) {
+                LOG.log(Level.WARNING, "iWARP transmit engine failed; resetting the connection", e);
+            }
+            ioBroken = true;
+            tx.connection.resetAfterError();
+            return TX_MORE; // the failure is acted on at the next service
+        } finally {
+            tx.owner.set(false);
+        }
+        if (blocked) {
+            return TX_WANTS_WRITE;
+        }
+        if (tx.outputShut && tx.state.receiveEnded()) {
+            return endTx();
+        }
+        return done >= TxBatch.BATCH_REQUESTS || tx.signal.get() ? TX_MORE : TX_IDLE;
+    }
+
+    private int endTx() {
+        txEnded = true;
+        tx.connection.threadExit();
+        return TX_ENDED;
+    }
+
+    /**
+     * {@link TxEngine}'s finish, resumable: the rest of a partly written batch, then the Terminate, as far
+     * as the socket takes them now.
+     *
+     * @return false when the socket is full (call again once writable); true once the failure is reported
+     */
+    private boolean finishStep(Failure f) {
+        if (!finishWritten) {
+            try {
+                if (!ioBroken && f.frame() != null && !tx.outputShut) {
+                    if (termFrame == null) {
+                        if (tx.batch.partlyWritten() && !tx.batch.writeRest()) {
+                            return false;
+                        }
+                        tx.batch.discard(); // whole FPDUs only: what was not written yet never goes
+                        segmenter.abandonMessage();
+                        termFrame = f.frame().duplicate();
+                        tx.capture.outbound(termFrame, termFrame.position(), termFrame.remaining());
+                    }
+                    if (!tx.batch.writeWhole(termFrame)) {
+                        return false;
+                    }
+                    tx.counters.fpduOut();
+                    tx.channel.shutdownOutput();
+                    tx.outputShut = true;
+                } else if (!ioBroken) {
+                    tx.batch.discard();
+                    segmenter.abandonMessage();
+                }
+            } catch (IOException | RuntimeException ignored) {
+                // the peer is gone; the failure is reported anyway
+            }
+            finishWritten = true;
+        }
+        if (tx.state.claimEndReport()) {
+            tx.qp.failed(f.status(), f.term(), f.sent(), f.reason());
+        }
+        if (f.closeNow()) {
+            tx.connection.closeChannel();
+        }
+        return true;
+    }
+
+    /** Up to {@code max} resumable turns: each stops where the socket is full, and the next call goes on from there. */
+    int turns(int max) throws IOException {
+        int done = 0;
+        tx.leftWork = false;
+        blocked = false;
+        try {
+            if (tx.batch.pendingFlush()) {
+                if (!tx.batch.flush()) {
+                    return block(done);
+                }
+                done++;
+            }
+            if (segmenter.active()) {
+                if (!finishMessage()) {
+                    return block(done);
+                }
+                done++;
+            }
+            while (done < max && !blocked && resumableTurn()) {
+                done++;
+            }
+            if (blocked || !tx.batch.flush()) {
+                return block(done);
+            }
+        } catch (IOException | RuntimeException e) {
+            tx.batch.discard();
+            segmenter.abandonMessage();
+            throw e;
+        }
+        return done;
+    }
+
+    private int block(int done) {
+        blocked = true;
+        tx.leftWork = true;
+        return done;
+    }
+
+    /** One unit of transmit work that stops where the socket is full ({@link #blocked}); false: nothing to do. */
+    private boolean resumableTurn() throws IOException {
+        if (!tx.mayTransmit()) {
+            return false;
+        }
+        if (tx.rtrPending) {
+            int at = tx.batch.frameStart();
+            if (at < 0) {
+                blocked = true;
+                return false;
+            }
+            tx.rtrPending = false;
+            tx.batch.frameStaged(at, Rtr.encode(tx.encoder, tx.negotiated.rtr().orElseThrow(), tx.batch.stage(), at));
+            return true;
+        }
+        if (!tx.queues.irqEmpty()) {
+            ReadQueues.InboundRead r = tx.queues.irqPeek();
+            BufferCursor source = r.source;
+            r.source = null;
+            segmenter.begin(RdmapOpcode.RDMA_READ_RESPONSE, r.sinkStag, r.sinkTo, 0, source, r.length, true);
+            pendingKind = PENDING_RESPONSE;
+            if (!finishMessage()) {
+                blocked = true;
+            }
+            return true;
+        }
+        if (nextRequestResumable() || blocked) {
+            return !blocked;
+        }
+        if (tx.state.disconnectRequested() && tx.queues.irqEmpty()) {
+            if (!tx.batch.flush()) {
+                blocked = true;
+                return false;
+            }
+            tx.outputShut = true;
+            tx.channel.shutdownOutput();
+            tx.capture.localFin();
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Goes on with the message in the segmenter; once it is queued whole, completes its bookkeeping.
+     *
+     * @return false when it waits for the socket
+     */
+    private boolean finishMessage() throws IOException {
+        int r = segmenter.resume();
+        if (r == MessageSegmenter.BLOCKED) {
+            return false;
+        }
+        int kind = pendingKind;
+        WireRequest req = pendingRequest;
+        pendingKind = PENDING_NONE;
+        pendingRequest = null;
+        if (kind == PENDING_REQUEST) {
+            tx.queued(r == MessageSegmenter.DONE, req);
+            tx.batch.building(false);
+        } else if (kind == PENDING_RESPONSE && tx.batch.responseQueued() && !tx.batch.flush()) {
+            blocked = true; // no further response starts while READ_RESPONSE_BATCH source cursors are unwritten
+        }
+        return true;
+    }
+
+    /**
+     * The next initiator request, as {@link #sendNextRequest}, except that room for a frame and a request holder is
+     * made first (a Read Request taken from the QP never waits), and a Write or Send is queued resumably.
+     */
+    private boolean nextRequestResumable() throws IOException {
+        tx.queues.txWaitsForRead(true);
+        int outstanding = tx.queues.orqOutstanding();
+        if (tx.queues.orqFull(outstanding)) {
+            return false; // ORD reached: wait for a response
+        }
+        if (tx.batch.frameStart() < 0) {
+            blocked = true;
+            return false;
+        }
+        WireRequest next = tx.batch.nextSlot();
+        if (next == null) {
+            blocked = true;
+            return false;
+        }
+        int result = tx.qp.nextRequest(next, outstanding);
+        tx.queues.txWaitsForRead(result == QpPort.FENCED);
+        tx.batch.building(result == QpPort.READY);
+        switch (result) {
+            case QpPort.READY -> {
+                switch (next.kind) {
+                    case WireRequest.WRITE -> segmenter.begin(RdmapOpcode.RDMA_WRITE, next.remoteToken,
+                        next.remoteAddress, 0, next.local, next.length, false);
+                    case WireRequest.SEND -> segmenter.begin(TxEngine.sendOpcode(next),
+                        next.invalidate ? next.invalidateToken : 0, 0, ++tx.sendMsn, next.local, next.length, false);
+                    case WireRequest.READ -> {
+                        tx.sendReadRequest(next);
+                        tx.batch.building(false);
+                        return true;
+                    }
+                    default -> {
+                        TxBatch.clear(next);
+                        tx.batch.building(false);
+                        tx.connection.fail(tx.terminates.localCatastrophic());
+                        return true;
+                    }
+                }
+                pendingKind = PENDING_REQUEST;
+                pendingRequest = next;
+                if (!finishMessage()) {
+                    blocked = true;
+                }
+                return true;
+            }
+            case QpPort.FAILED -> {
+                tx.connection.fail(tx.terminates.localCatastrophic());
+                return true;
+            }
+            default -> {
+                return false; // NONE, or FENCED: a readDone kicks us again
+            }
+        }
+    }
+}
