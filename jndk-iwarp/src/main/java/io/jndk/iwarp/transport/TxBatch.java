@@ -55,9 +55,11 @@ final class TxBatch {
 
     // ---- the octets: staged pieces and payload views, in I/O vector order --------------------------------------
     /** Headers, trailers and small payloads of the batch being built. */
-    private final ByteBuffer stage = ByteBuffer.allocateDirect(STAGE_BYTES);
+    private ByteBuffer stage;
     /** Views of {@link #stage} for the I/O vector, each made the first time a batch needs that many. */
-    private final ByteBuffer[] stageViews = new ByteBuffer[GATHER];
+    private ByteBuffer[] stageViews;
+    /** The lent staging space ({@link StagePool}), or null while none is held. */
+    private StagePool.Stage lent;
     private final ByteBuffer[] gather = new ByteBuffer[GATHER];
     private int entries;
     private int stageViewsUsed;
@@ -229,6 +231,7 @@ final class TxBatch {
      * {@link MessageSegmenter#PART_FPDUS} FPDUs) fits the batch with no write before it.
      */
     boolean roomForSmall() {
+        holdStage();
         return batched < requests.length - 1 && batchBytes + TxEngine.SMALL_INLINE + 4096 <= BATCH_BYTES
             && stage.remaining() >= TxEngine.SMALL_INLINE + 64 * MessageSegmenter.PART_FPDUS
             && entries + MessageSegmenter.MAX_SLICES + 2 * MessageSegmenter.PART_FPDUS + 2 <= gather.length
@@ -242,11 +245,34 @@ final class TxBatch {
      * @return false when it had to be written and the socket could not take it all (the shared engine)
      */
     private boolean room(int views, int stageBytes) throws IOException {
+        holdStage();
         if (pendingFlush || entries + views + 2 > gather.length || stageViewsUsed + 2 > stageViews.length
             || stage.remaining() < stageBytes + 8 || batchBytes >= BATCH_BYTES) {
             return flush(nonBlocking);
         }
         return true;
+    }
+
+    private void holdStage() {
+        if (lent == null) {
+            lent = StagePool.lend();
+            stage = lent.buffer;
+            stageViews = lent.views;
+        }
+    }
+
+    /**
+     * The shared engine, after the owner's turns: when nothing is batched or pending, the staging space goes back to
+     * the pool (a connection at rest holds none).
+     */
+    void releaseIfIdle() {
+        if (lent != null && entries == 0 && !pendingFlush && batched == 0 && !building && !carried) {
+            StagePool.Stage s = lent;
+            lent = null;
+            stage = null;
+            stageViews = null;
+            StagePool.giveBack(s);
+        }
     }
 
     /** Adds {@code stage[from, to)} to the I/O vector, extending the last entry when it ends at {@code from}. */
@@ -397,6 +423,8 @@ final class TxBatch {
         batchBytes = 0;
         written = 0;
         captured = false;
-        stage.clear();
+        if (stage != null) {
+            stage.clear();
+        }
     }
 }

@@ -172,6 +172,7 @@ final class TxLoopTurns {
             if (blocked || !tx.batch.flush()) {
                 return block(done);
             }
+            tx.batch.releaseIfIdle();
         } catch (IOException | RuntimeException e) {
             tx.batch.discard();
             segmenter.abandonMessage();
