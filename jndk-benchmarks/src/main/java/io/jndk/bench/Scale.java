@@ -91,11 +91,20 @@ public final class Scale {
             System.out.printf(Locale.ROOT, "{\"name\":\"scale\",\"transport\":\"%s\",\"qps\":%d,\"size\":%d,\"depth\":%d,"
                     + "\"setup_s\":%.3f,\"one_qp_gbytes_per_s\":%.4f,\"one_qp_depth\":%d,\"gbytes_per_s\":%.4f,\"ratio\":%.4f,"
                     + "\"heap_per_qp_bytes\":%d,\"direct_per_qp_bytes\":%d,\"rss_per_qp_bytes\":%d,\"platform_threads\":%d,"
-                    + "\"platform_threads_before\":%d,\"fds\":%d,\"fds_before\":%d,\"connect_retries\":%d}%n", transport, qps, size, depth, setup,
+                    + "\"platform_threads_before\":%d,\"engine_threads\":%d,\"cores\":%d,\"fds\":%d,\"fds_before\":%d,"
+                    + "\"connect_retries\":%d}%n", transport, qps, size, depth, setup,
                     oneGbs, oneDepth, manyGbs, manyGbs / oneGbs, (after.heap() - before.heap()) / qps,
                     (after.direct() - before.direct()) / qps, (after.rss() - before.rss()) / qps, after.threads(),
-                    before.threads(), after.fds(), before.fds(), f.retries());
+                    before.threads(), engineThreads(), Runtime.getRuntime().availableProcessors(), after.fds(),
+                    before.fds(), f.retries());
         }
+    }
+
+    /** Live engine threads of jndk's iwarp transport: the shared engine's loops, or two per connection end. */
+    static int engineThreads() {
+        return (int) Thread.getAllStackTraces().keySet().stream().map(Thread::getName)
+                .filter(n -> n.startsWith("iwarp-engine-") || n.startsWith("iwarp-") && (n.endsWith("-tx") || n.endsWith("-rx")))
+                .count();
     }
 
     /**

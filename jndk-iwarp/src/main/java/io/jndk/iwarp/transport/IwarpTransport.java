@@ -63,8 +63,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       belongs to this adapter: when another adapter of this JVM already captures into the same path, this
  *       one writes to {@code name-2.ext} (then {@code -3}, ...) instead ({@link #capturePath()} tells which);
  *       a connection whose both ends belong to this adapter is recorded once;</li>
- *   <li>{@code threads} ({@code platform} or {@code virtual}, default platform): the kind of each connection's
- *       transmit and receive thread (docs/DECISIONS.md, "Threading model");</li>
+ *   <li>{@code engine} ({@code shared} or {@code threads}, default shared): the shared engine runs every
+ *       connection of this adapter on a few engine loops, each serving many connections over one selector
+ *       ({@link EngineLoop}); the thread engine gives each connection end a transmit and a receive thread
+ *       (docs/DECISIONS.md, "The shared engine");</li>
+ *   <li>{@code engine.loops} (default: the number of cores, 1 to {@value EngineMode#MAX_LOOPS}): the shared
+ *       engine's loops of this adapter; a loop runs while it serves connections and ends after a short idle time;</li>
+ *   <li>{@code threads} ({@code platform} or {@code virtual}, default platform): the thread engine, the kind of
+ *       each connection's transmit and receive thread (docs/DECISIONS.md, "Threading model");</li>
  *   <li>{@code poll} ({@code true}/{@code false}, default false): polling mode for latency: a post transmits on
  *       the posting thread when no other thread is transmitting, and the receive thread spins up to
  *       {@code poll.spin.us} microseconds (default {@value EngineMode#DEFAULT_SPIN_MICROS}: no spin) for input
