@@ -37,12 +37,16 @@ public final class NioBaseline {
         stream(65536, false, 1.0); // warm the JIT and the socket paths before measuring
         for (boolean crc : new boolean[] {false, true}) {
             double[] g = new double[RUNS];
+            double[] cpu = new double[RUNS];
             for (int i = 0; i < RUNS; i++) {
                 g[i] = stream(65536, crc, seconds);
+                cpu[i] = lastCpuPerGb;
             }
             Arrays.sort(g);
+            Arrays.sort(cpu);
             System.out.printf(Locale.ROOT, "{\"name\":\"nio.stream.64k%s\",\"gbytes_per_s\":%.4f,\"min\":%.4f,\"max\":%.4f,"
-                    + "\"runs\":%d}%n", crc ? ".crc" : "", g[RUNS / 2], g[0], g[RUNS - 1], RUNS);
+                    + "\"runs\":%d,\"cpu_s_per_gb\":%.4f}%n", crc ? ".crc" : "", g[RUNS / 2], g[0], g[RUNS - 1], RUNS,
+                    cpu[RUNS / 2]);
         }
         for (boolean spin : new boolean[] {true, false}) {
             long[] rtt = pingPong(spin, spin ? 50_000 : 20_000);
@@ -61,6 +65,13 @@ public final class NioBaseline {
         ServerSocketChannel s = ServerSocketChannel.open();
         s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         return s;
+    }
+
+    /** CPU seconds (user + system, both ends: this process) per GB of the last {@link #stream}'s measured window. */
+    static double lastCpuPerGb;
+
+    private static double cpuSeconds() {
+        return ProcessHandle.current().info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(Double.NaN);
     }
 
     /** Streams {@code chunk}-byte writes for {@code seconds} after half a second of warm-up; returns GB/s sent. */
@@ -89,11 +100,13 @@ public final class NioBaseline {
                 long bytes = 0;
                 long start = 0;
                 long end = 0;
+                double cpu0 = 0;
                 while (true) {
                     long now = System.nanoTime();
                     if (start == 0 && now >= warm) {
                         start = now;
                         bytes = 0;
+                        cpu0 = cpuSeconds();
                         end = start + (long) (seconds * 1e9);
                     }
                     if (start != 0 && now >= end) {
@@ -109,6 +122,7 @@ public final class NioBaseline {
                     }
                 }
                 double gbs = bytes / ((System.nanoTime() - start) / 1e9) / 1e9;
+                lastCpuPerGb = (cpuSeconds() - cpu0) / (bytes / 1e9);
                 c.shutdownOutput();
                 sink.join();
                 return gbs;

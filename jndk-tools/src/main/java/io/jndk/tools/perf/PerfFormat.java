@@ -15,9 +15,17 @@ enum PerfFormat {
 
     /** One measured size and operation, summed over every QP of the run. */
     record Row(int size, String op, String mode, long iters, int qps, double gbitsPerSec, double mmsgPerSec,
-            double p50us, double p99us, double p999us, double maxus, boolean inline, boolean verified) {
+            double p50us, double p99us, double p999us, double maxus, boolean inline, boolean verified,
+            double cpuSecPerGb) {
         double gbytesPerSec() {
             return gbitsPerSec / 8;
+        }
+
+        /** This row with the process's CPU time (user + system) over the run, per GB moved. */
+        Row withCpu(double cpuSeconds) {
+            double gb = (double) size * iters / 1e9;
+            return new Row(size, op, mode, iters, qps, gbitsPerSec, mmsgPerSec, p50us, p99us, p999us, maxus, inline,
+                    verified, gb > 0 ? cpuSeconds / gb : Double.NaN);
         }
     }
 
@@ -48,9 +56,10 @@ enum PerfFormat {
                             + (r.inline() ? ", inline" : ""));
             case JSON -> out.printf(Locale.ROOT, "{\"transport\":%s,\"mode\":\"%s\",\"size\":%d,\"op\":\"%s\",\"iters\":%d,"
                             + "\"qps\":%d,\"gbytes_per_s\":%.4f,\"gbits_per_s\":%.4f,\"mmsg_per_s\":%.4f,\"lat_p50_us\":%.2f,"
-                            + "\"lat_p99_us\":%.2f,\"lat_p999_us\":%.2f,\"lat_max_us\":%.2f,\"inline\":%b,\"verified\":%b}%n",
+                            + "\"lat_p99_us\":%.2f,\"lat_p999_us\":%.2f,\"lat_max_us\":%.2f,\"inline\":%b,\"verified\":%b%s}%n",
                     Json.str(transport), r.mode(), r.size(), r.op(), r.iters(), r.qps(), r.gbytesPerSec(), r.gbitsPerSec(),
-                    r.mmsgPerSec(), r.p50us(), r.p99us(), r.p999us(), r.maxus(), r.inline(), r.verified());
+                    r.mmsgPerSec(), r.p50us(), r.p99us(), r.p999us(), r.maxus(), r.inline(), r.verified(),
+                    Double.isNaN(r.cpuSecPerGb()) ? "" : String.format(Locale.ROOT, ",\"cpu_s_per_gb\":%.4f", r.cpuSecPerGb()));
             case CSV -> out.printf(Locale.ROOT, "%s,%s,%d,%s,%d,%d,%.4f,%.4f,%.4f,%.2f,%.2f,%.2f,%.2f,%b,%b%n", transport,
                     r.mode(), r.size(), r.op(), r.iters(), r.qps(), r.gbitsPerSec(), r.gbytesPerSec(), r.mmsgPerSec(),
                     r.p50us(), r.p99us(), r.p999us(), r.maxus(), r.inline(), r.verified());
@@ -73,6 +82,11 @@ enum PerfFormat {
         boolean any = h.getTotalCount() > 0;
         return new Row(size, op, mode, n, parts.size(), (double) size * n * 8 / secs / 1e9, n / secs / 1e6,
                 any ? h.getValueAtPercentile(50) / 100.0 : 0, any ? h.getValueAtPercentile(99) / 100.0 : 0,
-                any ? h.getValueAtPercentile(99.9) / 100.0 : 0, h.getMaxValue() / 100.0, inline, verified);
+                any ? h.getValueAtPercentile(99.9) / 100.0 : 0, h.getMaxValue() / 100.0, inline, verified, Double.NaN);
+    }
+
+    /** CPU time (user + system) this process has used so far, in seconds; NaN where the system does not say. */
+    static double processCpuSeconds() {
+        return ProcessHandle.current().info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(Double.NaN);
     }
 }

@@ -99,6 +99,7 @@ final class PerfLocal implements AutoCloseable {
         boolean inline = size <= inlineLimit && !op.equals("read");
         List<ToolThread> threads = new ArrayList<>();
         List<PerfFormat.Part> results = new ArrayList<>();
+        double cpu0 = PerfFormat.processCpuSeconds();
         for (PerfPair p : pairs) {
             threads.add(ToolThread.start("perf-qp-" + p.index, () -> {
                 PerfFormat.Part r = p.run(op, size, iters, durationNs, settings.latencyMode(), inline, progress);
@@ -110,7 +111,9 @@ final class PerfLocal implements AutoCloseable {
         for (ToolThread t : threads) {
             t.join(Duration.ofDays(1)); // each pair gives up by itself when its operations stop completing
         }
-        return PerfFormat.sum(size, op, settings.latencyMode() ? "lat" : "bw", results, inline);
+        // both ends run in this process: its CPU time over the run is the cost of moving the data, both sides
+        return PerfFormat.sum(size, op, settings.latencyMode() ? "lat" : "bw", results, inline)
+                .withCpu(PerfFormat.processCpuSeconds() - cpu0);
     }
 
     @Override
