@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark harness: measures raw Java NIO and memory-copy baselines (and iperf3/sockperf when installed), then jndk
 # over iwarp (CRC off and on, bandwidth and latency, 8-byte Write ping-pong polling and blocking), loopback, and
-# 1,000 QPs at once, in one invocation on this machine, and prints each jndk figure beside its baseline with the
+# 1,000 QPs at once, fair service (Fairness), in one invocation on this machine, and prints each jndk figure beside its baseline with the
 # ratio and the target. Not run by CI (it takes a few minutes and wants a quiet machine).
 # Usage: bench/run.sh [SECONDS per streaming run, default 2] [QPs for the scale run, default 1000]
 # Writes bench/results/STAMP-*.jsonl (raw records), STAMP-summary.json and STAMP-bandwidth-vs-size.svg.
@@ -76,8 +76,12 @@ echo "jndk 8-byte RDMA Write ping-pong over iwarp: polling (poll=true), notifica
     >> "$R-latency.jsonl"
 echo "the same with the engine's defaults..." >&2
 "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.JndkLatency 20000 iwarp > "$R-latency-default.jsonl"
-echo "jndk $QPS QPs over iwarp..." >&2
-"$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.Scale "$QPS" "$SECS" > "$R-scale.jsonl"
+echo "jndk $QPS QPs over iwarp, shared engine (engine=shared)..." >&2
+"$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.Scale "$QPS" "$SECS" 65536 2 iwarp engine=shared > "$R-scale.jsonl"
+
+echo "fairness: 100 QPs of 8-byte Writes, alone and beside one QP's 1 MiB Read storm..." >&2
+"$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.Fairness 100 20000 engine=shared > "$R-fairness.jsonl"
+"$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.Fairness 100 20000 engine=threads >> "$R-fairness.jsonl"
 
 echo >&2
 echo "machine: $(nproc) cores, $(uname -sr), $("$JAVA" -version 2>&1 | head -n1), load average $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -85,4 +89,9 @@ echo "machine: $(nproc) cores, $(uname -sr), $("$JAVA" -version 2>&1 | head -n1)
     base="$R-baselines.jsonl" iwarp="$R-iwarp.jsonl" iwarp-crc="$R-iwarp-crc.jsonl" iwarp-poll="$R-iwarp-poll.jsonl" \
     iwarp-poll-crc="$R-iwarp-poll-crc.jsonl" loopback="$R-loopback.jsonl" latency="$R-latency.jsonl" \
     latency-default="$R-latency-default.jsonl" scale="$R-scale.jsonl"
+echo "fairness (8-byte Write p99 with and without the Read storm; target: within 5x):"
+cat "$R-fairness.jsonl"
+echo "CPU seconds per GB moved, 64 KiB Writes (target: within 1.2x of NIO's):"
+grep -h '"cpu_s_per_gb"' "$R-baselines.jsonl" "$R-iwarp.jsonl" | grep -E 'nio.stream.64k"|"size":65536' \
+    | sed -E 's/.*"(name|op)":"([^"]*)".*"cpu_s_per_gb":([0-9.]+).*/  \2 \3/'
 echo "results: $R-*"
