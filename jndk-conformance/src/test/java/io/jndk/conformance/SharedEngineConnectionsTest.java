@@ -61,21 +61,20 @@ class SharedEngineConnectionsTest {
             .isLessThanOrEqualTo(fdsBefore);
     }
 
-    private static void run(int pairsCount, Map<String, String> options) {
-        final int PAIRS = pairsCount;
+    private static void run(int count, Map<String, String> options) {
         try (World w = new World(new Mode("iwarp", false))) {
             NdkAdapter a = w.adapter(options), b = w.adapter(options);
             NdkPd pdA = w.pd(a), pdB = w.pd(b);
-            NdkCq cqA = w.cq(a, 4 * PAIRS), cqB = w.cq(b, 4 * PAIRS);
-            Buffer src = w.buffer(PAIRS * SLOT).fillRandom(16), dst = w.buffer(PAIRS * SLOT);
-            Buffer remote = w.buffer(PAIRS * SLOT).fillRandom(17), sink = w.buffer(PAIRS * SLOT);
+            NdkCq cqA = w.cq(a, 4 * count), cqB = w.cq(b, 4 * count);
+            Buffer src = w.buffer(count * SLOT).fillRandom(16), dst = w.buffer(count * SLOT);
+            Buffer remote = w.buffer(count * SLOT).fillRandom(17), sink = w.buffer(count * SLOT);
             NdkMr srcMr = w.registerAll(pdA, src), sinkMr = w.registerAll(pdA, sink);
             NdkMr dstMr = w.registerAll(pdB, dst), remoteMr = w.registerAll(pdB, remote);
             ConcurrentLinkedQueue<NdkConnector> incoming = new ConcurrentLinkedQueue<>();
             Ref<InetSocketAddress> bound = new Ref<>();
             w.listen(b, incoming, bound);
-            List<World.Pair> pairs = new ArrayList<>(PAIRS);
-            for (int i = 0; i < PAIRS; i++) {
+            List<World.Pair> pairs = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
                 World.Pair p = new World.Pair();
                 p.a.adapter = a;
                 p.b.adapter = b;
@@ -91,12 +90,12 @@ class SharedEngineConnectionsTest {
             }
             List<String> during = jndkThreads();
             assertThat(during.stream().filter(n -> n.startsWith("iwarp-engine-")).count())
-                .as("engine loop threads with %d connections: %s", 2 * PAIRS, during)
-                .isBetween(1L, (long) Math.min(2 * LOOPS, 2 * PAIRS));
+                .as("engine loop threads with %d connections: %s", 2 * count, during)
+                .isBetween(1L, (long) Math.min(2 * LOOPS, 2 * count));
             assertThat(during).as("no thread of a connection of its own")
                 .noneMatch(n -> n.endsWith("-tx") || n.endsWith("-rx"));
 
-            for (int i = 0; i < PAIRS; i++) {
+            for (int i = 0; i < count; i++) {
                 World.Pair p = pairs.get(i);
                 assertThat(p.a.qp.write("w", new NdkSge[] {src.sge((long) i * SLOT, SLOT, srcMr.getLocalToken())}, 1,
                     dst.address() + (long) i * SLOT, dstMr.getRemoteToken(), 0)).isEqualTo(NtStatus.STATUS_SUCCESS);
@@ -104,11 +103,11 @@ class SharedEngineConnectionsTest {
                     remote.address() + (long) i * SLOT, remoteMr.getRemoteToken(), 0))
                     .isEqualTo(NtStatus.STATUS_SUCCESS);
             }
-            for (NdkResultEx r : Kit.poll(cqA, 2 * PAIRS)) {
+            for (NdkResultEx r : Kit.poll(cqA, 2 * count)) {
                 assertThat(NtStatus.describe(r.status)).isEqualTo(NtStatus.describe(NtStatus.STATUS_SUCCESS));
             }
-            dst.assertSame(0, src, 0, (long) PAIRS * SLOT);
-            sink.assertSame(0, remote, 0, (long) PAIRS * SLOT);
+            dst.assertSame(0, src, 0, (long) count * SLOT);
+            sink.assertSame(0, remote, 0, (long) count * SLOT);
         } // closes QPs, connectors, MRs, adapters, then the arena (which refuses memory still held)
     }
 

@@ -67,16 +67,6 @@ final class EngineLoop implements Runnable {
         return selector;
     }
 
-    /** @return whether the calling thread is this loop's */
-    boolean inLoop() {
-        return Thread.currentThread() == thread;
-    }
-
-    /** @return whether the loop's thread is alive */
-    boolean alive() {
-        return thread.isAlive();
-    }
-
     /** A connection joins this loop; false when the loop has ended (or is ending). */
     boolean attach() {
         for (;;) {
@@ -93,11 +83,6 @@ final class EngineLoop implements Runnable {
     /** A connection left (both its sides ended): the loop thread's call. */
     void detach() {
         clients.decrementAndGet();
-    }
-
-    /** @return the connections this loop serves now */
-    int clients() {
-        return Math.max(0, clients.get());
     }
 
     /** Serves {@code d} in the loop's next turn (any thread; at most once until it is served). */
@@ -169,7 +154,6 @@ final class EngineLoop implements Runnable {
             } catch (IOException ignored) {
                 // nothing left to do
             }
-            group.ended(this);
         }
     }
 
@@ -214,15 +198,17 @@ final class EngineLoop implements Runnable {
         long now = System.nanoTime();
         for (int i = standing.size() - 1; i >= 0; i--) {
             LoopDrive d = standing.get(i);
-            if (!d.standingBy() || !d.standByGoesOn(now)) {
+            boolean goesOn;
+            try {
+                goesOn = d.tickStandBy(now);
+            } catch (RuntimeException e) {
+                goesOn = false;
+                d.crashed(e);
+            }
+            if (!goesOn) {
                 int last = standing.size() - 1;
                 standing.set(i, standing.get(last));
                 standing.remove(last);
-                try {
-                    d.endStandBy();
-                } catch (RuntimeException e) {
-                    d.crashed(e);
-                }
                 deferred.runPending();
             }
         }

@@ -2,7 +2,6 @@ package io.jndk.iwarp.transport;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The engine loops of one adapter (the shared engine): a fixed number of places ({@code engine.loops}), each run by
@@ -11,7 +10,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class EngineLoops {
     private final EngineLoop[] loops;
     private final String name;
-    private final AtomicInteger live = new AtomicInteger();
     private int next;
     private volatile boolean closing;
 
@@ -33,20 +31,9 @@ final class EngineLoops {
             }
             l.attach();
             loops[i] = l;
-            live.incrementAndGet();
             l.start();
         }
         return l;
-    }
-
-    /** @return engine loop threads running now */
-    int liveLoops() {
-        return live.get();
-    }
-
-    /** @return the configured number of loops */
-    int size() {
-        return loops.length;
     }
 
     /** The adapter is shutting down: each loop ends once its connections have. */
@@ -65,10 +52,5 @@ final class EngineLoops {
 
     boolean closing() {
         return closing;
-    }
-
-    /** A loop's thread ended. */
-    void ended(EngineLoop l) {
-        live.decrementAndGet();
     }
 }

@@ -178,23 +178,19 @@ public final class IwarpConnection implements WireConnection {
             return;
         }
         state.threadsStarting(2);
+        TxEngine transmitter = new TxEngine(this, port, queues);
+        RxEngine receiver = new RxEngine(this, port, queues, transmitter, surplus);
+        this.tx = transmitter;
+        this.rx = receiver;
         if (loops != null) {
             // the shared engine: both sides on one of the adapter's engine loops (LoopDrive)
-            TxEngine transmitter = new TxEngine(this, port, queues);
-            RxEngine receiver = new RxEngine(this, port, queues, transmitter, surplus);
             LoopDrive place = new LoopDrive(this, loops.assign(), transmitter, receiver);
             transmitter.attach(place);
             receiver.attach(place);
-            this.tx = transmitter;
-            this.rx = receiver;
             place.schedule();
         } else {
             String name = "iwarp-" + local.getPort() + "-" + remote.getPort();
-            TxEngine transmitter = new TxEngine(this, port, queues);
-            this.tx = transmitter;
             transmitter.start(engine.thread(name + "-tx", transmitter));
-            RxEngine receiver = new RxEngine(this, port, queues, transmitter, surplus);
-            this.rx = receiver;
             receiver.start(engine.thread(name + "-rx", receiver));
         }
         if (to == Phase.OUTPUT_HELD) {

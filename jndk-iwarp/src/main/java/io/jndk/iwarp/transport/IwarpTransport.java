@@ -406,14 +406,6 @@ public final class IwarpTransport implements WireTransport {
         };
     }
 
-    /**
-     * @return the shared engine's loop threads running now (0 for the thread engine, and before the first
-     *     connection); a loop with no connection ends after a short idle time
-     */
-    public int engineLoops() {
-        return loops == null ? 0 : loops.liveLoops();
-    }
-
     @Override
     public void shutdown() {
         shut = true;

@@ -78,9 +78,7 @@ final class LoopDrive {
             }
         }
         if (standingBy) {
-            if (!drive.standByGoesOn(System.nanoTime())) {
-                endStandBy();
-            }
+            tickStandBy(System.nanoTime());
         } else if (connection.isClosed() || drive.handoffPending()) {
             runRx();
         }
@@ -103,19 +101,18 @@ final class LoopDrive {
         maybeDetach();
     }
 
-    /** @return whether the loop stopped reading for polling consumers */
-    boolean standingBy() {
-        return standingBy;
-    }
-
-    boolean standByGoesOn(long now) {
-        return drive.standByGoesOn(now);
-    }
-
-    /** The stand-by ends: the loop reads again, once at least whatever the consumers do. */
-    void endStandBy() {
+    /**
+     * A stand-by for polling consumers goes on ({@link ConsumerDrive#standByGoesOn}), or ends: the loop reads again,
+     * once at least whatever the consumers do.
+     *
+     * @return whether this connection still stands by
+     */
+    boolean tickStandBy(long now) {
         if (!standingBy) {
-            return;
+            return false;
+        }
+        if (drive.standByGoesOn(now)) {
+            return true;
         }
         standingBy = false;
         if (!rxDone) {
@@ -124,6 +121,7 @@ final class LoopDrive {
             runRx();
         }
         maybeDetach();
+        return false;
     }
 
     /** A part threw out of the engine: the connection is reset, and the loop goes on with the others. */

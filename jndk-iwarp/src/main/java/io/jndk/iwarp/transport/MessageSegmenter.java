@@ -71,6 +71,15 @@ final class MessageSegmenter {
     boolean send(RdmapOpcode op, int key, long to, int msn, BufferCursor src, long total, boolean releasesIrqSlot)
         throws IOException {
         begin(op, key, to, msn, src, total, releasesIrqSlot);
+        return resumeWhole();
+    }
+
+    /**
+     * {@link #resume} on an owner that waits for the socket, which never sees {@link #BLOCKED}.
+     *
+     * @return false if a failure stopped the message
+     */
+    boolean resumeWhole() throws IOException {
         int r = resume();
         if (r == BLOCKED) {
             throw new IllegalStateException("a waiting owner's batch could not be written");

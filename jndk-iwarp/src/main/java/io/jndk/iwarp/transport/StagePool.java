@@ -43,11 +43,4 @@ final class StagePool {
             }
         }
     }
-
-    /** @return idle stages kept now (for tests) */
-    static int idle() {
-        synchronized (FREE) {
-            return free;
-        }
-    }
 }

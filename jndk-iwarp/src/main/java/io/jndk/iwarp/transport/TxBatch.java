@@ -162,10 +162,10 @@ final class TxBatch {
      */
     void appendFpdu(RdmapOpcode op, int key, long to, int msn, int mo, boolean last, ByteBuffer[] views, int first,
                     int count, int payload) throws IOException {
-        boolean stagedPayload = payload <= STAGED_PAYLOAD;
-        if (!room(stagedPayload ? 0 : count, op.fpduHeaderLength() + (stagedPayload ? payload : 0) + 8)) {
+        if (!roomForFpdu(op, count, payload)) {
             throw new IllegalStateException("an FPDU appended without room (roomForFpdu said no)");
         }
+        boolean stagedPayload = payload <= STAGED_PAYLOAD;
         int at = stage.position();
         int end = at + encoder.header(stage, at, op, last, key, to, msn, mo, payload);
         if (stagedPayload) {

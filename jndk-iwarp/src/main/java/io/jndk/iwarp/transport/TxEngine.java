@@ -339,10 +339,7 @@ final class TxEngine implements Runnable {
             return true;
         }
         if (state.disconnectRequested() && queues.irqEmpty()) {
-            batch.flush();
-            outputShut = true;
-            channel.shutdownOutput();
-            capture.localFin();
+            sendFin();
             return true;
         }
         return false;
@@ -365,9 +362,41 @@ final class TxEngine implements Runnable {
         return sendNextRequest();
     }
 
-    private void sendRtr() throws IOException {
+    /**
+     * Stages the ready-to-receive frame.
+     *
+     * @return false when there is no room for it and the socket cannot take the batch now (the shared engine)
+     */
+    boolean sendRtr() throws IOException {
         int at = batch.frameStart();
+        if (at < 0) {
+            return false;
+        }
         batch.frameStaged(at, Rtr.encode(encoder, negotiated.rtr().orElseThrow(), batch.stage(), at));
+        return true;
+    }
+
+    /**
+     * The graceful close's FIN, once the batch is written: nothing more is sent.
+     *
+     * @return false when the socket cannot take the batch now (the shared engine: nothing is shut yet)
+     */
+    boolean sendFin() throws IOException {
+        if (!batch.flush()) {
+            return false;
+        }
+        outputShut = true;
+        channel.shutdownOutput();
+        capture.localFin();
+        return true;
+    }
+
+    /** Starts the oldest queued inbound Read's response in the segmenter (the caller checked the IRQ is not empty). */
+    void beginReadResponse() {
+        ReadQueues.InboundRead r = queues.irqPeek();
+        BufferCursor source = r.source;
+        r.source = null;
+        segmenter.begin(RdmapOpcode.RDMA_READ_RESPONSE, r.sinkStag, r.sinkTo, 0, source, r.length, true);
     }
 
     /** The oldest queued inbound Read, answered in full (its IRQ place is freed inside, see {@link ReadQueues}). */
@@ -375,10 +404,8 @@ final class TxEngine implements Runnable {
         if (queues.irqEmpty()) {
             return false;
         }
-        ReadQueues.InboundRead r = queues.irqPeek();
-        BufferCursor source = r.source;
-        r.source = null;
-        segmenter.send(RdmapOpcode.RDMA_READ_RESPONSE, r.sinkStag, r.sinkTo, 0, source, r.length, true);
+        beginReadResponse();
+        segmenter.resumeWhole();
         if (batch.responseQueued()) {
             batch.flush();
         }

@@ -1,8 +1,6 @@
 package io.jndk.iwarp.transport;
 
-import io.jndk.iwarp.cm.Rtr;
 import io.jndk.iwarp.codec.RdmapOpcode;
-import io.jndk.provider.spi.BufferCursor;
 import io.jndk.provider.spi.QpPort;
 import io.jndk.provider.spi.WireRequest;
 import java.io.IOException;
@@ -193,20 +191,15 @@ final class TxLoopTurns {
             return false;
         }
         if (tx.rtrPending) {
-            int at = tx.batch.frameStart();
-            if (at < 0) {
+            if (!tx.sendRtr()) {
                 blocked = true;
                 return false;
             }
             tx.rtrPending = false;
-            tx.batch.frameStaged(at, Rtr.encode(tx.encoder, tx.negotiated.rtr().orElseThrow(), tx.batch.stage(), at));
             return true;
         }
         if (!tx.queues.irqEmpty()) {
-            ReadQueues.InboundRead r = tx.queues.irqPeek();
-            BufferCursor source = r.source;
-            r.source = null;
-            segmenter.begin(RdmapOpcode.RDMA_READ_RESPONSE, r.sinkStag, r.sinkTo, 0, source, r.length, true);
+            tx.beginReadResponse();
             pendingKind = PENDING_RESPONSE;
             if (!finishMessage()) {
                 blocked = true;
@@ -217,13 +210,10 @@ final class TxLoopTurns {
             return !blocked;
         }
         if (tx.state.disconnectRequested() && tx.queues.irqEmpty()) {
-            if (!tx.batch.flush()) {
+            if (!tx.sendFin()) {
                 blocked = true;
                 return false;
             }
-            tx.outputShut = true;
-            tx.channel.shutdownOutput();
-            tx.capture.localFin();
             return true;
         }
         return false;
