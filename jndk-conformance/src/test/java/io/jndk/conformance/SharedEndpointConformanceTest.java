@@ -205,11 +205,15 @@ class SharedEndpointConformanceTest {
         assertThat(name(s)).isEqualTo(name(NtStatus.STATUS_ADDRESS_ALREADY_EXISTS));
         assertThat(l.incoming).as("nothing reached the listener").isEmpty();
 
-        // Once the first connection's connectors are closed, the 4-tuple is free again.
+        // Closing the first connection's connectors alone need not free the 4-tuple at once: it stays taken until the
+        // transport has let the connection go (its socket closed), which the QP's close waits for. Once the connectors
+        // and the QP are closed, the 4-tuple is free again.
         Kit.close(first[0]);
         w.untrack(first[0]);
         Kit.close(first[1]);
         w.untrack(first[1]);
+        Kit.close(a1.qp);
+        w.untrack(a1.qp);
         CompletableFuture<Integer> retry = Conn.connect(second, a2.qp, se, l.address);
         CompletableFuture<Integer> accept = Conn.accept(l.next(), b2.qp, 4, 4, null, null);
         assertThat(name(Kit.await(retry))).isEqualTo(name(NtStatus.STATUS_SUCCESS));

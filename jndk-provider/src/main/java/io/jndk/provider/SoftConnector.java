@@ -58,6 +58,8 @@ final class SoftConnector extends SoftObject implements NdkConnector {
     /** Active side: the connect deadline. */
     private ScheduledFuture<?> timer;
     private WireLink link;
+    /** Active side: the connection's 4-tuple, held until this connector and the transport are both done with it. */
+    private HeldTuple tuple;
     /** The connection after the reply (active) or once established (passive). */
     private WireConnection connection;
     /** Passive side: the request this connector stands for. */
@@ -412,17 +414,31 @@ final class SoftConnector extends SoftObject implements NdkConnector {
     /** Under this: joins the QP to its established connection. */
     private void join(WireConnection c) {
         SoftQp q = qp;
-        WireLink l = new WireLink(c, q);
+        HeldTuple t = null;
+        if (listener == null) {
+            adapter.endpoints().addTuple(local, remote);
+            t = new HeldTuple(adapter.endpoints(), local, remote);
+        }
+        tuple = t;
+        WireLink l = new WireLink(c, q, t == null ? NO_TUPLE : t::transportDone);
         adapter.track(c.counters());
         link = l;
         connection = c;
         state = State.CONNECTED;
-        if (listener == null) {
-            adapter.endpoints().addTuple(local, remote);
-        }
         q.readLimits(data.effIrd(), data.effOrd());
         q.attach(l);
         l.watchRelease();
+    }
+
+    private static final Runnable NO_TUPLE = () -> { };
+
+    /** Under this: this connector is done with its connection's 4-tuple. */
+    private void freeTuple() {
+        HeldTuple t = tuple;
+        tuple = null;
+        if (t != null) {
+            t.connectorDone();
+        }
     }
 
     /** Under this: undoes {@link #join} for a connection that never started (nothing flowed on it). */
@@ -430,8 +446,10 @@ final class SoftConnector extends SoftObject implements NdkConnector {
         link.down();
         link = null;
         connection = null;
-        if (listener == null) {
-            adapter.endpoints().removeTuple(local, remote);
+        HeldTuple t = tuple;
+        freeTuple();
+        if (t != null) {
+            t.transportDone(); // it never started: no socket of it is left to wait for
         }
         qp.attachFailed();
     }
@@ -576,9 +594,7 @@ final class SoftConnector extends SoftObject implements NdkConnector {
         }
         synchronized (this) {
             if (s == State.CONNECTED || s == State.DISCONNECTED) {
-                if (listener == null) {
-                    adapter.endpoints().removeTuple(local, remote);
-                }
+                freeTuple(); // the 4-tuple stays taken until the transport has let the connection go, too
                 state = State.DEAD;
             }
             if (qp != null) {

@@ -10,13 +10,16 @@ import io.jndk.provider.spi.WireConnection;
 final class WireLink {
     final WireConnection connection;
     private final SoftQp qp;
+    /** Runs once the transport has let the connection go, before the QP hears of it (frees the 4-tuple). */
+    private final Runnable onRelease;
     private volatile boolean up = true;
     /** The transport's threads have left the QP's memory for good ({@link WireConnection#whenReleased}). */
     private volatile boolean released;
 
-    WireLink(WireConnection connection, SoftQp qp) {
+    WireLink(WireConnection connection, SoftQp qp, Runnable onRelease) {
         this.connection = connection;
         this.qp = qp;
+        this.onRelease = onRelease;
         if (connection.progressByPolling()) {
             qp.initiatorCq.pollers().add(connection);
             if (qp.receiveCq != qp.initiatorCq) {
@@ -26,11 +29,13 @@ final class WireLink {
     }
 
     /**
-     * Asks the transport to say when its threads have left the QP's memory; until then the QP's close pends
+     * Asks the transport to say when its threads have left the QP's memory and its socket is closed; until then the
+     * QP's close pends
      * ({@link SoftQp#extraCloseConditionMet}). Called once the link is the QP's (the action may run at once).
      */
     void watchRelease() {
         connection.whenReleased(() -> {
+            onRelease.run();
             released = true;
             qp.recheckClose();
         });

@@ -50,6 +50,11 @@ final class EngineLoop implements Runnable {
     private volatile boolean ended;
     /** Connections standing by for polling consumers (the loop's own). */
     private final ArrayList<LoopDrive> standing = new ArrayList<>();
+    /**
+     * Connections that left, until the next selection deregisters their cancelled keys: only then does a closed
+     * channel's socket close (the loop's own).
+     */
+    private final ArrayList<LoopDrive> departing = new ArrayList<>();
     private final Consumer<SelectionKey> onKey = this::onKey;
 
     EngineLoop(EngineLoops group, String name) throws IOException {
@@ -107,6 +112,11 @@ final class EngineLoop implements Runnable {
         }
     }
 
+    /** A connection left: it hears {@link LoopDrive#departed} after the next selection (the loop thread's call). */
+    void departs(LoopDrive d) {
+        departing.add(d);
+    }
+
     /** A connection stops being read while polling consumers drive it; the loop ticks it. */
     void standBy(LoopDrive d) {
         standing.add(d);
@@ -128,9 +138,10 @@ final class EngineLoop implements Runnable {
                     idleSince = System.nanoTime();
                 }
                 long timeout = clients.get() == 0 ? IDLE_EXIT_MILLIS : standing.isEmpty() ? 0 : TICK_MILLIS;
+                int leaving = departing.size(); // deregistered by this selection (later ones, by the next)
                 selecting = true;
                 try {
-                    if (scheduled.get() != null) {
+                    if (scheduled.get() != null || !departing.isEmpty()) {
                         selector.selectNow(onKey);
                     } else {
                         selector.select(onKey, timeout);
@@ -139,6 +150,7 @@ final class EngineLoop implements Runnable {
                     selecting = false;
                 }
                 deferred.runPending();
+                releaseDeparted(leaving);
                 serveScheduled(deferred);
                 if (!standing.isEmpty()) {
                     tick(deferred);
@@ -154,7 +166,23 @@ final class EngineLoop implements Runnable {
             } catch (IOException ignored) {
                 // nothing left to do
             }
+            releaseDeparted(departing.size());
         }
+    }
+
+    /** The first {@code n} connections that left, before the last selection: their channels are closed now. */
+    private void releaseDeparted(int n) {
+        if (n == 0) {
+            return;
+        }
+        for (int i = 0; i < n; i++) {
+            try {
+                departing.get(i).departed();
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "iWARP engine loop: a released connection's action failed", e);
+            }
+        }
+        departing.subList(0, n).clear();
     }
 
     private void onKey(SelectionKey k) {

@@ -55,6 +55,8 @@ public final class IwarpConnection implements WireConnection {
     private final EngineMode engine;
     /** The shared engine's loops of the adapter, or null (the thread engine). */
     private final EngineLoops loops;
+    /** The connection's place on an engine loop (the shared engine), else null; set once, when it begins. */
+    private volatile LoopDrive place;
     /** The role: the initiator's side. */
     private final boolean active;
     final SocketChannel channel;
@@ -185,6 +187,7 @@ public final class IwarpConnection implements WireConnection {
         if (loops != null) {
             // the shared engine: both sides on one of the adapter's engine loops (LoopDrive)
             LoopDrive place = new LoopDrive(this, loops.assign(), transmitter, receiver);
+            this.place = place;
             transmitter.attach(place);
             receiver.attach(place);
             place.schedule();
@@ -448,14 +451,26 @@ public final class IwarpConnection implements WireConnection {
         }
     }
 
-    /** An engine thread ends; the last one closes the channel and retires the counters. */
+    /**
+     * An engine thread (or a side on an engine loop) ends; the last one closes the channel and retires the counters.
+     * The thread engine's threads are done then, their channel closed (a blocking channel's close completes when its
+     * last blocked thread leaves the call). A channel registered with a loop's selector is closed only when the
+     * selector lets it go, so the loop reports that ({@link #engineReleased}).
+     */
     void threadExit() {
         if (state.threadEnded()) {
             counters.retire();
             closeChannel();
             drive.close();
-            state.threadsDone();
+            if (place == null) {
+                state.threadsDone();
+            }
         }
+    }
+
+    /** The shared engine: both sides have ended and the loop's selector has let the channel go (its socket closed). */
+    void engineReleased() {
+        state.threadsDone();
     }
 
     /** Closes the channel, once; wakes both engine threads wherever they wait. */

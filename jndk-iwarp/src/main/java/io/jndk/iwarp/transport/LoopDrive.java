@@ -191,6 +191,12 @@ final class LoopDrive {
                 key.cancel();
             }
             loop.detach();
+            loop.departs(this);
         }
+    }
+
+    /** The loop's selector has deregistered the channel (closing its socket): the engine has let go. */
+    void departed() {
+        connection.engineReleased();
     }
 }
