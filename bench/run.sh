@@ -79,9 +79,14 @@ echo "the same with the engine's defaults..." >&2
 echo "jndk $QPS QPs over iwarp, shared engine (engine=shared)..." >&2
 "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.Scale "$QPS" "$SECS" 65536 2 iwarp engine=shared > "$R-scale.jsonl"
 
-echo "fairness: 100 QPs of 8-byte Writes, alone and beside one QP's 1 MiB Read storm..." >&2
-"$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.Fairness 100 20000 engine=shared > "$R-fairness.jsonl"
-"$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.Fairness 100 20000 engine=threads >> "$R-fairness.jsonl"
+echo "fairness: 100 QPs of 8-byte Writes, alone and beside one QP's 1 MiB Read storm (each engine, each mode)..." >&2
+: > "$R-fairness.jsonl"
+for engine in shared threads; do
+    for poll in false true; do
+        "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.Fairness 100 20000 engine=$engine poll=$poll \
+            >> "$R-fairness.jsonl"
+    done
+done
 
 echo >&2
 echo "machine: $(nproc) cores, $(uname -sr), $("$JAVA" -version 2>&1 | head -n1), load average $(cut -d' ' -f1-3 /proc/loadavg)"

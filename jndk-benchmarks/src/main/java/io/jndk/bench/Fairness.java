@@ -1,6 +1,7 @@
 package io.jndk.bench;
 
 import io.jndk.api.NdkCq;
+import io.jndk.api.NdkCqNotifyType;
 import io.jndk.api.NdkMr;
 import io.jndk.api.NdkQp;
 import io.jndk.api.NdkResultEx;
@@ -15,6 +16,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Fair service of the engine: {@code writers} QPs post 8-byte RDMA Writes one at a time, round robin, each timed
@@ -22,7 +25,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@value #STORM_DEPTH} 1 MiB RDMA Reads outstanding back to back (the Read Responses stream into the writers'
  * adapter, served by the same engine loops). Prints one JSON object with both p50 and p99 and their ratio (the target:
  * the loaded p99 within 5 times the quiet one). Arguments: {@code [writers] [samples] [key=value provider
- * options...]}.
+ * options...]}; {@code storm=wait} (the default) or {@code storm=spin}, not a provider option: how the storm's
+ * consumer waits for its Read completions.
+ *
+ * <p>By default the storm's consumer waits for its completions as a storage server's would: it arms its CQ and parks
+ * until the notification. With {@code storm=spin} it polls without a pause, and on a machine with few cores that
+ * spinning thread takes a core from the engine: the writers' p99 then measures the operating system's time slices
+ * (milliseconds) rather than the engine's service order.
  */
 public final class Fairness {
     private static final int STORM_DEPTH = 4;
@@ -35,6 +44,7 @@ public final class Fairness {
         int writers = args.length > 0 ? Integer.parseInt(args[0]) : 100;
         int samples = args.length > 1 ? Integer.parseInt(args[1]) : 20_000;
         Map<String, String> options = Fabric.options(args, 2);
+        boolean spin = "spin".equals(options.remove("storm")); // not a provider option
         try (Arena arena = Arena.ofShared(); Fabric f = Fabric.open("iwarp", options)) {
             MemorySegment src = arena.allocate(8L * writers, 4096), dst = arena.allocate(8L * writers, 4096);
             MemorySegment sink = arena.allocate((long) STORM_SIZE * STORM_DEPTH, 4096);
@@ -43,13 +53,19 @@ public final class Fairness {
             NdkMr sinkMr = f.register(f.pdA, sink), sourceMr = f.register(f.pdB, source);
             NdkCq cqW = f.cq(f.a, 4 * writers, null), cqWB = f.cq(f.b, 4 * writers, null);
             List<NdkQp> w = f.connect(writers, 16, cqW, cqWB, 4, new ArrayList<>());
-            NdkCq cqR = f.cq(f.a, 4 * STORM_DEPTH, null), cqRB = f.cq(f.b, 4 * STORM_DEPTH, null);
+            AtomicReference<Thread> stormThread = new AtomicReference<>();
+            AtomicBoolean stormNotified = new AtomicBoolean();
+            NdkCq cqR = f.cq(f.a, 4 * STORM_DEPTH, (ctx, status) -> {
+                stormNotified.set(true);
+                LockSupport.unpark(stormThread.get());
+            });
+            NdkCq cqRB = f.cq(f.b, 4 * STORM_DEPTH, null);
             Fabric.Pair storm = f.connect(cqR, cqRB, STORM_DEPTH);
             measure(w, cqW, samples / 4, src, srcMr, dst, dstMr); // warm-up
             long[] quiet = measure(w, cqW, samples, src, srcMr, dst, dstMr);
             AtomicBoolean stop = new AtomicBoolean();
             AtomicLong reads = new AtomicLong();
-            Thread t = Thread.ofPlatform().name("fairness-storm").start(() -> {
+            Thread t = Thread.ofPlatform().name("fairness-storm").unstarted(() -> {
                 NdkResultEx[] res = {new NdkResultEx(), new NdkResultEx(), new NdkResultEx(), new NdkResultEx()};
                 int out = 0;
                 while (!stop.get() || out > 0) {
@@ -61,16 +77,31 @@ public final class Fairness {
                         out++;
                     }
                     int k = cqR.getCqResultsEx(res, res.length);
+                    if (k == 0 && !spin) {
+                        // arm, then look again (a completion may have come before the arm), then park until notified
+                        stormNotified.set(false);
+                        cqR.armCq(NdkCqNotifyType.ANY);
+                        k = cqR.getCqResultsEx(res, res.length);
+                        long deadline = System.nanoTime() + Calls.TIMEOUT_MS * 1_000_000L;
+                        while (k == 0 && !stormNotified.get()) {
+                            LockSupport.parkNanos(1_000_000L); // the notification unparks it; each wait is bounded
+                            if (System.nanoTime() > deadline) {
+                                throw new IllegalStateException("no Read completion notified");
+                            }
+                        }
+                    }
                     for (int i = 0; i < k; i++) {
                         Calls.check("Read completion", res[i].status);
                     }
                     out -= k;
                     reads.addAndGet(k);
-                    if (k == 0) {
+                    if (k == 0 && spin) {
                         Thread.onSpinWait();
                     }
                 }
             });
+            stormThread.set(t);
+            t.start();
             while (reads.get() < STORM_DEPTH) {
                 Thread.onSpinWait(); // the storm is under way before the loaded run starts
             }
@@ -80,9 +111,10 @@ public final class Fairness {
             stop.set(true);
             t.join();
             double qp99 = quiet[(int) (quiet.length * 0.99)] / 1000.0, lp99 = loaded[(int) (loaded.length * 0.99)] / 1000.0;
-            System.out.printf(Locale.ROOT, "{\"name\":\"fairness\",\"engine\":\"%s\",\"writers\":%d,\"samples\":%d,\"quiet_p50_us\":%.2f,"
+            System.out.printf(Locale.ROOT, "{\"name\":\"fairness\",\"engine\":\"%s\",\"poll\":%s,\"storm\":\"%s\",\"writers\":%d,\"samples\":%d,\"quiet_p50_us\":%.2f,"
                     + "\"quiet_p99_us\":%.2f,\"storm_p50_us\":%.2f,\"storm_p99_us\":%.2f,\"p99_ratio\":%.3f,"
-                    + "\"storm_read_gbytes_per_s\":%.4f}%n", options.getOrDefault("engine", "threads"), writers, samples, quiet[quiet.length / 2] / 1000.0, qp99,
+                    + "\"storm_read_gbytes_per_s\":%.4f}%n", options.getOrDefault("engine", "threads"),
+                    options.getOrDefault("poll", "false"), spin ? "spin" : "wait", writers, samples, quiet[quiet.length / 2] / 1000.0, qp99,
                     loaded[loaded.length / 2] / 1000.0, lp99, lp99 / qp99, stormGbs);
         }
     }

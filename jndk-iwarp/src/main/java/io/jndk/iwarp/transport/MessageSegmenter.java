@@ -42,8 +42,11 @@ final class MessageSegmenter {
         this.segmentLength = connection.segmentLength();
     }
 
-    /** {@link #resume} outcomes: the message is queued whole, it waits for the socket, a failure stopped it. */
-    static final int DONE = 0, BLOCKED = 1, FAILED = 2;
+    /**
+     * {@link #resume} outcomes: the message is queued whole, it waits for the socket, a failure stopped it, the turn's
+     * octets ({@link #budget}) are spent.
+     */
+    static final int DONE = 0, BLOCKED = 1, FAILED = 2, PAUSED = 3;
 
     // ---- the message in progress (owned by whoever holds the transmit side) ---------------------------------
     private boolean active;
@@ -59,6 +62,8 @@ final class MessageSegmenter {
     private int v, count;
     /** The current part is sliced (its views are in {@link #views}). */
     private boolean inPart;
+    /** Payload octets the owner's turn may still queue ({@link #PAUSED} once spent); unbounded unless a turn sets it. */
+    private long budget = Long.MAX_VALUE;
 
     /**
      * Queues one message as FPDUs: a tagged one ({@code op} tagged: {@code key} is the STag, {@code to} the tagged
@@ -80,6 +85,7 @@ final class MessageSegmenter {
      * @return false if a failure stopped the message
      */
     boolean resumeWhole() throws IOException {
+        budget = Long.MAX_VALUE;
         int r = resume();
         if (r == BLOCKED) {
             throw new IllegalStateException("a waiting owner's batch could not be written");
@@ -101,6 +107,15 @@ final class MessageSegmenter {
         this.inPart = false;
     }
 
+    /**
+     * Bounds the payload octets the calling turn queues: once they are spent, {@link #resume} stops at an FPDU
+     * boundary with {@link #PAUSED}, so that one long message (a 1 MiB Read Response) does not hold an engine loop
+     * while other connections wait (the shared engine's fair service).
+     */
+    void budget(long octets) {
+        budget = octets;
+    }
+
     /** @return whether a message is in progress (the shared engine: it waits for the socket) */
     boolean active() {
         return active;
@@ -110,7 +125,8 @@ final class MessageSegmenter {
      * Queues what is left of the message begun, FPDU by FPDU.
      *
      * @return {@link #DONE}, {@link #BLOCKED} (the batch is full and the socket cannot take it now: call again once
-     *     it is writable) or {@link #FAILED} (a failure stopped it; nothing more of it is written)
+     *     it is writable), {@link #PAUSED} (the {@link #budget} is spent: call again in a later turn) or
+     *     {@link #FAILED} (a failure stopped it; nothing more of it is written)
      */
     int resume() throws IOException {
         int max = segmentLength - op.fpduHeaderLength() - FpduFlyweight.CRC_LENGTH;
@@ -156,6 +172,9 @@ final class MessageSegmenter {
                 while (covered < chunk) {
                     covered += views[end++].remaining();
                 }
+                if (budget <= 0) {
+                    return PAUSED; // the part goes on at this FPDU in the connection's next turn
+                }
                 if (!batch.roomForFpdu(op, end - first, chunk)) {
                     return BLOCKED;
                 }
@@ -167,6 +186,7 @@ final class MessageSegmenter {
                 batch.appendFpdu(op, key, to + offset + done, msn, (int) (offset + done), last, views, first,
                     v - first, chunk);
                 done += chunk;
+                budget -= chunk;
             } while (done < part);
             Arrays.fill(views, 0, count, null);
             inPart = false;

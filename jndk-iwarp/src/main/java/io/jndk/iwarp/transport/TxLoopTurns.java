@@ -22,6 +22,12 @@ final class TxLoopTurns {
     /** {@link #loopService} outcomes. */
     static final int TX_IDLE = 0, TX_MORE = 1, TX_WANTS_WRITE = 2, TX_ENDED = 3;
     private static final int PENDING_NONE = 0, PENDING_REQUEST = 1, PENDING_RESPONSE = 2;
+    /**
+     * Payload octets one service queues at most before the loop serves the other connections (two FPDUs of a loopback
+     * segment): a 1 MiB Read Response goes out in several turns, and small messages on other connections of the loop
+     * wait at most a turn of this size behind it.
+     */
+    static final int TURN_OCTETS = 128 * 1024;
 
     private final TxEngine tx;
     private final MessageSegmenter segmenter;
@@ -29,6 +35,8 @@ final class TxLoopTurns {
     // ---- owned by whoever holds the transmit side; the end by the engine loop ------------------------------
     /** The last turns stopped at a socket that could take no more. */
     private boolean blocked;
+    /** A message stopped because the turn's octets are spent ({@link MessageSegmenter#PAUSED}); then it yielded. */
+    private boolean paused, yielded;
     /** What the message in the segmenter is, once it is queued whole: a request ({@link #pendingRequest}), a response. */
     private int pendingKind;
     private WireRequest pendingRequest;
@@ -94,7 +102,7 @@ final class TxLoopTurns {
         if (tx.outputShut && tx.state.receiveEnded()) {
             return endTx();
         }
-        return done >= TxBatch.BATCH_REQUESTS || tx.signal.get() ? TX_MORE : TX_IDLE;
+        return yielded || done >= TxBatch.BATCH_REQUESTS || tx.signal.get() ? TX_MORE : TX_IDLE;
     }
 
     private int endTx() {
@@ -151,6 +159,8 @@ final class TxLoopTurns {
         int done = 0;
         tx.leftWork = false;
         blocked = false;
+        yielded = false;
+        segmenter.budget(TURN_OCTETS);
         try {
             if (tx.batch.pendingFlush()) {
                 if (!tx.batch.flush()) {
@@ -179,9 +189,16 @@ final class TxLoopTurns {
         return done;
     }
 
-    private int block(int done) {
-        blocked = true;
+    /** The turns stop: at a full socket, or (paused) with the turn's octets spent and what they queued written. */
+    private int block(int done) throws IOException {
         tx.leftWork = true;
+        if (paused) {
+            paused = false;
+            blocked = !tx.batch.flush();
+            yielded = !blocked;
+            return done;
+        }
+        blocked = true;
         return done;
     }
 
@@ -227,6 +244,10 @@ final class TxLoopTurns {
     private boolean finishMessage() throws IOException {
         int r = segmenter.resume();
         if (r == MessageSegmenter.BLOCKED) {
+            return false;
+        }
+        if (r == MessageSegmenter.PAUSED) {
+            paused = true;
             return false;
         }
         int kind = pendingKind;
