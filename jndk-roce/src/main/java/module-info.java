@@ -5,4 +5,5 @@
  */
 module io.jndk.roce {
     exports io.jndk.roce.codec;
+    exports io.jndk.roce.mad;
 }
