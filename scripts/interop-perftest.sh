@@ -117,15 +117,16 @@ rowline() { grep -E "^ $2 +$RITERS +[0-9.]+ +[0-9.]+" "$1" 2>/dev/null | head -1
 # serverrow FILE SIZE: what the server printed, where perftest's server prints a row (ib_read_lat's only lends its buffer)
 serverrow() { [ "$BIN" = ib_read_lat ] && echo "(no row from a read_lat server)" || rowline "$1" "$2"; }
 # wirecheck PCAP CRC: the jndk side's capture must show NQP + 1 MPA Replies (control, data) with the CRC flag = CRC
-# and no malformed frame; prints what is wrong, nothing when all is right
+# and no malformed frame; prints what is wrong, nothing when all is right. MPA is a TCP heuristic dissector: tried
+# first, so that an ephemeral port some other protocol registered (44322 is pmproxy's) does not hide a connection.
 wirecheck() {
   [ -s "$1" ] || { echo "no capture $1;"; return; }
   local flags malformed want
-  flags=$(tshark --disable-heuristic rpcrdma_iwarp -r "$1" -Y iwarp_mpa.rep -T fields -e iwarp_mpa.crc_flag 2>/dev/null \
+  flags=$(tshark --disable-heuristic rpcrdma_iwarp -o tcp.try_heuristic_first:TRUE -r "$1" -Y iwarp_mpa.rep -T fields -e iwarp_mpa.crc_flag 2>/dev/null \
     | sed 's/True/1/; s/False/0/' | tr '\n' ' ')
   want=$(for _ in $(seq 0 "$NQP"); do printf '%s ' "$2"; done)
   [ "$flags" = "$want" ] || echo "MPA Reply CRC flags '$flags' (want $((NQP + 1)) times $2);"
-  malformed=$(tshark --disable-heuristic rpcrdma_iwarp -r "$1" -Y _ws.malformed 2>/dev/null | wc -l)
+  malformed=$(tshark --disable-heuristic rpcrdma_iwarp -o tcp.try_heuristic_first:TRUE -r "$1" -Y _ws.malformed 2>/dev/null | wc -l)
   [ "$malformed" = 0 ] || echo "$malformed malformed frames in $1;"
 }
 # freeport: a TCP port nothing on 127.0.0.1 listens on right now

@@ -78,7 +78,7 @@ why() { # why FILE...
 wire_crc() { # wire_crc PCAP
     local f
     command -v tshark >/dev/null || { echo "?"; return; }
-    f="$(tshark -r "$1" -Y iwarp_mpa.rep -T fields -e iwarp_mpa.crc_flag 2>/dev/null | head -n1)"
+    f="$(tshark -o tcp.try_heuristic_first:TRUE -r "$1" -Y iwarp_mpa.rep -T fields -e iwarp_mpa.crc_flag 2>/dev/null | head -n1)"
     case "$f" in 1 | True) echo on ;; 0 | False) echo off ;; *) echo "?" ;; esac
 }
 
