@@ -35,6 +35,7 @@ final class MemoryLink {
     private long maxDelayMillis = 1;
     private long order;
     private boolean blackhole;
+    private int dropped;
 
     MemoryLink(long seed) {
         random = new Random(seed);
@@ -65,6 +66,7 @@ final class MemoryLink {
         int attribute = ByteBuffer.wrap(copy).getShort(MadHeaderFlyweight.ATTRIBUTE_ID_OFFSET) & 0xFFFF;
         sent.add(new Sent(clock.getAsLong(), from, to, CmAttribute.of(attribute), ByteBuffer.wrap(copy).asReadOnlyBuffer()));
         if (blackhole || random.nextDouble() < drop) {
+            dropped++;
             return;
         }
         int copies = random.nextDouble() < duplicate ? 2 : 1;
@@ -104,6 +106,11 @@ final class MemoryLink {
                 a.tick();
             }
         }
+    }
+
+    /** @return how many MADs were lost */
+    int dropped() {
+        return dropped;
     }
 
     /** Runs until quiet, at most a simulated day. */
