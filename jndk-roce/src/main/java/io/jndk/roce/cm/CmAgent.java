@@ -63,6 +63,8 @@ public final class CmAgent {
     static final int MRAED_REP = 1;
     private static final long NANOS_PER_MILLI = 1_000_000L;
     private static final int ID_ATTEMPTS = 64;
+    /** A held passive connection stays at most this many of this agent's own REQ retry windows. */
+    private static final int MAX_HOLD_WINDOWS = 4;
 
     private final Gid localGid;
     private final CmConfig config;
@@ -403,7 +405,9 @@ public final class CmAgent {
         c.requestInitiatorDepth = m.initiatorDepth();
         c.retryMillis = CmConfig.millis(m.localCmResponseTimeout());
         long reqInterval = 2 * CmConfig.millis(config.packetLifeTime()) + CmConfig.millis(m.remoteCmResponseTimeout());
-        c.holdMillis = (m.maxCmRetries() + 1) * reqInterval;
+        // a hostile REQ's timeouts must not pin a pending slot for hours
+        c.holdMillis = Math.min((m.maxCmRetries() + 1) * reqInterval, MAX_HOLD_WINDOWS * (config.maxCmRetries() + 1)
+            * config.reqIntervalMillis());
         c.request = incoming(from, m, ipVersion);
         c.pending = true;
         pendingRequests++;
