@@ -307,6 +307,7 @@ public final class CmAgent {
         rtu.putPrivateData(data, 0, data.length);
         c.retainedKind = CmAttribute.RTU;
         c.state = CmState.ESTABLISHED;
+        c.wasEstablished = true;
         disarm(c);
         sendRetained(c);
         return CmStatus.OK;
@@ -317,7 +318,7 @@ public final class CmAgent {
         if (data.length > DREQ_PRIVATE_DATA) {
             return CmStatus.INVALID_BUFFER_SIZE;
         }
-        if (c.state == CmState.TIMEWAIT || c.state == CmState.DREQ_SENT) {
+        if (c.wasEstablished && (c.state == CmState.TIMEWAIT || c.state == CmState.DREQ_SENT)) {
             return CmStatus.OK;
         }
         if (c.closed || c.state != CmState.ESTABLISHED) {
@@ -651,6 +652,7 @@ public final class CmAgent {
 
     private void establish(CmConnection c) {
         c.state = CmState.ESTABLISHED;
+        c.wasEstablished = true;
         disarm(c);
         unpend(c);
         emit(c, new CmEvent.Established(c));

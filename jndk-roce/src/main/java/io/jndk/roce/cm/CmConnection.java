@@ -42,6 +42,8 @@ public final class CmConnection {
     boolean pending;
     boolean mraSent;
     boolean closed;
+    /** Reached {@link CmState#ESTABLISHED} once: a later disconnect has nothing left to do. */
+    boolean wasEstablished;
     int requestResponderResources;
     int requestInitiatorDepth;
     IncomingConnect request;
@@ -137,8 +139,8 @@ public final class CmConnection {
     }
 
     /**
-     * Sends a DREQ (resent until DREP) on an established connection; a connection the peer already disconnected
-     * needs nothing and returns OK.
+     * Sends a DREQ (resent until DREP) on an established connection; a connection that was established and is
+     * already disconnecting or disconnected needs nothing and returns OK.
      *
      * @param privateData at most 220 octets, or {@code null}
      * @return {@link CmStatus#OK}, {@link CmStatus#INVALID_BUFFER_SIZE} or {@link CmStatus#INVALID_STATE}

@@ -116,6 +116,7 @@ class CmAgentPairTest {
         assertThat(s.reject(data(149, 3))).isEqualTo(CmStatus.INVALID_BUFFER_SIZE);
         assertThat(s.reject(data(148, 3))).isEqualTo(CmStatus.OK);
         assertThat(s.accept(new AcceptParams(1, 1, 1, 1, null))).isEqualTo(CmStatus.INVALID_STATE);
+        assertThat(s.disconnect(null)).as("never connected").isEqualTo(CmStatus.INVALID_STATE);
         link.run(100);
         CmEvent.Rejected rejected = client.only(CmEvent.Rejected.class);
         assertThat(rejected.during()).isEqualTo(CmState.REQ_SENT);
