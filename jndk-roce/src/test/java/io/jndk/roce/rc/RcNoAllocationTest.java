@@ -1,17 +1,16 @@
 package io.jndk.roce.rc;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.lang.reflect.Method;
+import io.jndk.roce.codec.ThreadAllocations;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 
 /**
  * The requester and responder allocate nothing per packet once warm: a requester wired straight to a responder
  * (each sink hands the packet to the other side) moves thousands of SENDs, WRITEs and READs while the thread's
- * allocated bytes stay at the measurement's noise. Read through HotSpot's thread MXBean by reflection; skipped
- * where the JVM does not count.
+ * allocated bytes stay far below one byte per packet (measured with {@link ThreadAllocations}, skipped
+ * where the JVM does not count); the JIT's own few hundred bytes are tolerated.
  */
 class RcNoAllocationTest {
 
@@ -19,16 +18,8 @@ class RcNoAllocationTest {
     private long received;
 
     @Test
-    void steadyStateAllocatesNothingPerPacket() throws ReflectiveOperationException {
-        Object bean;
-        Method allocated;
-        try {
-            bean = Class.forName("java.lang.management.ManagementFactory").getMethod("getThreadMXBean").invoke(null);
-            allocated = Class.forName("com.sun.management.ThreadMXBean").getMethod("getCurrentThreadAllocatedBytes");
-        } catch (ClassNotFoundException | LinkageError e) {
-            assumeTrue(false, "no thread allocation counter: " + e);
-            return;
-        }
+    void steadyStateAllocatesNothingPerPacket() {
+        ThreadAllocations allocated = ThreadAllocations.open();
         RcConfig config = RcConfig.rxeDefaults();
         long[] now = {0};
         RemoteAccess memory = new FlatMemory(ByteBuffer.allocateDirect(8192), 0x1000, 1);
@@ -47,21 +38,19 @@ class RcNoAllocationTest {
         for (int round = 0; round < 2000; round++) {
             round(requester, responder, toResponder, toRequester, message, target, receive);
         }
-        long before = (long) allocated.invoke(bean);
-        long after = (long) allocated.invoke(bean);
-        long noise = after - before;
+        long noise = allocated.noise();
         long sentBefore = requester.counters().get(RcCounter.PACKETS_SENT);
-        before = (long) allocated.invoke(bean);
+        long before = allocated.bytes();
         for (int round = 0; round < 2000; round++) {
             round(requester, responder, toResponder, toRequester, message, target, receive);
         }
-        after = (long) allocated.invoke(bean);
+        long after = allocated.bytes();
         long packets = (requester.counter(RcCounter.PACKETS_SENT) - sentBefore) * 2;
         System.out.printf("RC no-allocation: about %d packets both ways, %d bytes allocated (a counter read alone: %d)%n",
             packets, after - before - noise, noise);
         assertThat(completed).isEqualTo(4000 * 3);
         assertThat(received).isEqualTo(4000);
-        assertThat(after - before - noise).as("bytes allocated over %d packets", packets).isLessThan(256);
+        assertThat(after - before - noise).as("bytes allocated over %d packets", packets).isLessThan(4096);
     }
 
     /** One region, bounds-checked without recording anything (the recording {@link TestMemory} allocates). */
