@@ -119,7 +119,10 @@ final class EngineLoop implements Runnable {
 
     /** A connection stops being read while polling consumers drive it; the loop ticks it. */
     void standBy(LoopDrive d) {
-        standing.add(d);
+        if (!d.listed) {
+            d.listed = true;
+            standing.add(d);
+        }
     }
 
     @Override
@@ -234,6 +237,7 @@ final class EngineLoop implements Runnable {
                 d.crashed(e);
             }
             if (!goesOn) {
+                d.listed = false;
                 int last = standing.size() - 1;
                 standing.set(i, standing.get(last));
                 standing.remove(last);

@@ -25,6 +25,9 @@ final class LoopDrive {
     final AtomicBoolean queued = new AtomicBoolean();
     /** The next in the loop's scheduled stack. */
     LoopDrive next;
+    /** In the loop's stand-by list (the loop thread's own): a stand-by that ends and begins again between two ticks
+     * keeps its one entry. */
+    boolean listed;
 
     // ---- wiring ---------------------------------------------------------------------------------------------
     private final IwarpConnection connection;
@@ -105,7 +108,7 @@ final class LoopDrive {
      * A stand-by for polling consumers goes on ({@link ConsumerDrive#standByGoesOn}), or ends: the loop reads again,
      * once at least whatever the consumers do.
      *
-     * @return whether this connection still stands by
+     * @return whether this connection still stands by (or again: the read after the stand-by began another)
      */
     boolean tickStandBy(long now) {
         if (!standingBy) {
@@ -118,10 +121,10 @@ final class LoopDrive {
         if (!rxDone) {
             want(SelectionKey.OP_READ, true);
             rx.owesRead();
-            runRx();
+            runRx(); // may stand by again at once (its entry in the loop's list stays)
         }
         maybeDetach();
-        return false;
+        return standingBy;
     }
 
     /** A part threw out of the engine: the connection is reset, and the loop goes on with the others. */
