@@ -39,6 +39,9 @@ import java.util.concurrent.TimeUnit;
  * </pre>
  */
 final class SoftConnector extends SoftObject implements NdkConnector {
+    /** The release action of a link that holds no 4-tuple (the passive side). */
+    private static final Runnable NO_TUPLE = () -> { };
+
     enum State { IDLE, CONNECTING, REPLIED, INCOMING, ACCEPTING, CONNECTED, DISCONNECTED, REJECTED, DEAD }
 
     private final SoftListener listener;
@@ -429,8 +432,6 @@ final class SoftConnector extends SoftObject implements NdkConnector {
         q.attach(l);
         l.watchRelease();
     }
-
-    private static final Runnable NO_TUPLE = () -> { };
 
     /** Under this: this connector is done with its connection's 4-tuple. */
     private void freeTuple() {

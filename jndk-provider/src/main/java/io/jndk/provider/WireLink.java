@@ -30,8 +30,8 @@ final class WireLink {
 
     /**
      * Asks the transport to say when its threads have left the QP's memory and its socket is closed; until then the
-     * QP's close pends
-     * ({@link SoftQp#extraCloseConditionMet}). Called once the link is the QP's (the action may run at once).
+     * QP's close pends ({@link SoftQp#extraCloseConditionMet}). Called once the link is the QP's (the action may run
+     * at once).
      */
     void watchRelease() {
         connection.whenReleased(() -> {

@@ -176,7 +176,7 @@ final class EngineLoop implements Runnable {
     /** The first {@code n} connections that left, before the last selection: their channels are closed now. */
     private void releaseDeparted(int n) {
         if (n == 0) {
-            return;
+            return; // the common case: no subList view is made on each turn
         }
         for (int i = 0; i < n; i++) {
             try {

@@ -55,8 +55,6 @@ public final class IwarpConnection implements WireConnection {
     private final EngineMode engine;
     /** The shared engine's loops of the adapter, or null (the thread engine). */
     private final EngineLoops loops;
-    /** The connection's place on an engine loop (the shared engine), else null; set once, when it begins. */
-    private volatile LoopDrive place;
     /** The role: the initiator's side. */
     private final boolean active;
     final SocketChannel channel;
@@ -187,7 +185,6 @@ public final class IwarpConnection implements WireConnection {
         if (loops != null) {
             // the shared engine: both sides on one of the adapter's engine loops (LoopDrive)
             LoopDrive place = new LoopDrive(this, loops.assign(), transmitter, receiver);
-            this.place = place;
             transmitter.attach(place);
             receiver.attach(place);
             place.schedule();
@@ -462,8 +459,8 @@ public final class IwarpConnection implements WireConnection {
             counters.retire();
             closeChannel();
             drive.close();
-            if (place == null) {
-                state.threadsDone();
+            if (loops == null) {
+                state.threadsDone(); // the shared engine's loop reports it after its selection (engineReleased)
             }
         }
     }
