@@ -46,12 +46,16 @@ public final class MpaListener implements AutoCloseable {
     public static final int DEFAULT_BACKLOG = 128;
     /** Pause after a failed accept (out of file descriptors, say) before trying again. */
     private static final long ACCEPT_RETRY_NANOS = 10_000_000L;
+    /** How long a close waits at most for the accept loop to leave {@code accept} (it takes microseconds). */
+    private static final long ACCEPTOR_STOP_MILLIS = 2_000;
     /** Reject reason sent for M = 1. */
     static final String REASON_MARKERS = "MPA markers not supported";
     /** Reject reason sent for a malformed enhanced Request. */
     static final String REASON_ENHANCED = "MPA enhanced data malformed";
 
     private final ServerSocketChannel server;
+    /** The accept loop's thread; set once, when the listener opens. */
+    private volatile Thread acceptor;
     private final InetSocketAddress localAddress;
     private final Duration requestTimeout;
     private final RequestHandler handler;
@@ -145,7 +149,8 @@ public final class MpaListener implements AutoCloseable {
             buffers.apply(server);
             server.bind(local, backlog);
             MpaListener listener = new MpaListener(server, requestTimeout, handler, admit, buffers);
-            Thread.ofVirtual().name("mpa-listen-" + listener.localAddress.getPort()).start(listener::acceptLoop);
+            listener.acceptor = Thread.ofVirtual().name("mpa-listen-" + listener.localAddress.getPort())
+                .start(listener::acceptLoop);
             return new MpaListenResult.Listening(listener);
         } catch (UnresolvedAddressException | UnsupportedAddressTypeException e) {
             MpaIo.closeQuietly(server);
@@ -199,11 +204,7 @@ public final class MpaListener implements AutoCloseable {
     /** Stops accepting, closes the server socket and every connection in setup or pending. Idempotent. */
     @Override
     public void close() {
-        open = false;
-        MpaIo.closeQuietly(server);
-        for (SocketChannel c : inSetup) {
-            MpaIo.closeQuietly(c);
-        }
+        stopAccepting();
         for (PendingMpaConnection p : pending) {
             p.close();
         }
@@ -218,6 +219,24 @@ public final class MpaListener implements AutoCloseable {
         MpaIo.closeQuietly(server);
         for (SocketChannel c : inSetup) {
             MpaIo.closeQuietly(c);
+        }
+        awaitAcceptor();
+    }
+
+    /**
+     * Waits (bounded) until the accept loop has left {@code accept}: a server channel closed while a thread is inside
+     * its accept closes the socket only when that thread returns, and until then a connect can still be taken into the
+     * backlog (and then reset) instead of refused. The accept loop takes no lock, so this cannot wait on its caller.
+     */
+    private void awaitAcceptor() {
+        Thread t = acceptor;
+        if (t == null || t == Thread.currentThread()) {
+            return;
+        }
+        try {
+            t.join(Duration.ofMillis(ACCEPTOR_STOP_MILLIS));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
