@@ -88,7 +88,7 @@ public final class SoftAdapter implements NdkAdapter {
             throw new IllegalArgumentException("option notify=" + notify + ": dispatcher or inline");
         }
         this.inlineNotify = notify.equals("inline");
-        this.info = applyOverrides(defaultInfo(version), p.options());
+        this.info = applyOverrides(wire.adapterInfo(defaultInfo(version)), p.options());
         this.dispatcher = new Dispatcher("jndk-" + wire.name() + "-" + id + "-callbacks");
         this.tokens = new TokenTable(limit("limit.tokens", 1 << 20));
         this.pageMap = new PageMap(limit("limit.lampages", 1 << 20));

@@ -11,7 +11,11 @@ public final class Modes {
     /** Method source for {@code @ParameterizedClass}. */
     public static List<Mode> all() {
         List<Mode> modes = new ArrayList<>();
-        for (String t : List.of("loopback", "iwarp")) {
+        String only = System.getProperty("jndk.modes", "loopback,iwarp");
+        for (String t : List.of("loopback", "iwarp", "roce")) {
+            if (!only.isBlank() && !List.of(only.split(",")).contains(t)) {
+                continue;
+            }
             if (Ndk.transports().contains(t)) {
                 modes.add(new Mode(t, false));
                 modes.add(new Mode(t, true));

@@ -1,5 +1,6 @@
 package io.jndk.provider.spi;
 
+import io.jndk.api.NdkAdapterInfo;
 import java.net.InetSocketAddress;
 
 /**
@@ -16,6 +17,15 @@ public interface WireTransport {
      */
     default boolean hostPorts() {
         return true;
+    }
+
+    /**
+     * What this transport changes in the adapter's {@code NDK_ADAPTER_INFO} before the adapter's own option overrides
+     * apply: its RDMA technology, and limits its wire imposes (RoCE's CM messages carry 56 octets of private data in a
+     * request, 148 in a reject). The default keeps the provider's values.
+     */
+    default NdkAdapterInfo adapterInfo(NdkAdapterInfo base) {
+        return base;
     }
 
     /**

@@ -88,6 +88,7 @@ public final class Requester {
         long remoteVa;
         int rkey;
         int invalidateRkey;
+        boolean solicited;
         int packets;
         boolean started;
         int firstPsn;
@@ -182,6 +183,23 @@ public final class Requester {
      * @return {@link PostResult#OK} or why it was refused
      */
     public PostResult post(long wrId, RcOperation op, LocalBuffer local, long remoteVa, int rkey, int invalidateRkey) {
+        return post(wrId, op, local, remoteVa, rkey, invalidateRkey, false);
+    }
+
+    /**
+     * Posts a work request; a SEND's last packet carries the solicited event bit when {@code solicited} is set.
+     *
+     * @param wrId the caller's identifier
+     * @param op the operation
+     * @param local the local buffer (gather for SEND and WRITE, scatter for READ)
+     * @param remoteVa the remote address (WRITE, READ)
+     * @param rkey the remote key (WRITE, READ)
+     * @param invalidateRkey the R_Key to invalidate (SEND with Invalidate)
+     * @param solicited the SE bit of a SEND's last packet
+     * @return {@link PostResult#OK} or why it was refused
+     */
+    public PostResult post(long wrId, RcOperation op, LocalBuffer local, long remoteVa, int rkey, int invalidateRkey,
+        boolean solicited) {
         Objects.requireNonNull(op, "op");
         Objects.requireNonNull(local, "local");
         if (state != RcState.READY) {
@@ -203,6 +221,7 @@ public final class Requester {
         s.remoteVa = remoteVa;
         s.rkey = rkey;
         s.invalidateRkey = invalidateRkey;
+        s.solicited = solicited && op != RcOperation.RDMA_WRITE && op != RcOperation.RDMA_READ;
         s.packets = packets;
         s.started = false;
         tail++;
@@ -270,7 +289,7 @@ public final class Requester {
         RoceOpcode opcode = opcode(s.op, index == 0, last);
         boolean ackRequest = last || packetsWithoutAckRequest >= config.maxPacketsWithoutAckRequest();
         encoder.begin(out, 0, opcode);
-        encoder.bth().destQp(config.destQpn()).psn(sendPsn).ackRequest(ackRequest);
+        encoder.bth().destQp(config.destQpn()).psn(sendPsn).ackRequest(ackRequest).solicitedEvent(last && s.solicited);
         if (opcode.has(ExtensionHeader.RETH)) {
             encoder.reth().virtualAddress(s.remoteVa).rkey(s.rkey).dmaLength(s.length);
         }

@@ -82,6 +82,7 @@ public final class Responder {
     private final int mtu;
     private final RemoteAccess access;
     private final ReceiveCompletionHandler completions;
+    private final ReceiveSource source;
     private final RocePacketEncoder encoder = new RocePacketEncoder();
     private final RocePacketDecoder decoder = new RocePacketDecoder();
     private final ByteBuffer out;
@@ -113,6 +114,22 @@ public final class Responder {
      * @param completions where receive completions go
      */
     public Responder(RcConfig config, int initialPsn, RemoteAccess access, ReceiveCompletionHandler completions) {
+        this(config, initialPsn, access, completions, null);
+    }
+
+    /**
+     * A responder whose receives come from {@code source}, one per inbound SEND (nothing is posted with
+     * {@link #postReceive}; its completions carry {@code wrId} 0).
+     *
+     * @param config the QP's attributes
+     * @param initialPsn the first PSN expected
+     * @param access the target memory's checks and placement
+     * @param completions where receive completions go
+     * @param source where receive buffers come from, or {@code null} for {@link #postReceive}
+     */
+    public Responder(RcConfig config, int initialPsn, RemoteAccess access, ReceiveCompletionHandler completions,
+        ReceiveSource source) {
+        this.source = source;
         this.config = Objects.requireNonNull(config, "config");
         this.access = Objects.requireNonNull(access, "access");
         this.completions = Objects.requireNonNull(completions, "completions");
@@ -217,7 +234,7 @@ public final class Responder {
             case SEND_FIRST, SEND_ONLY, SEND_ONLY_WITH_INVALIDATE -> {
                 if (message != Message.NONE) {
                     invalid(psn, RcStatus.INVALID_REQUEST);
-                } else if (rqHead == rqTail) {
+                } else if (rqHead == rqTail && !take()) {
                     counts[RcCounter.RNR_NAKS_SENT.ordinal()]++;
                     nakSent = true;
                     queueAck(psn, AethFlyweight.rnrNakSyndrome(config.minRnrTimer()));
@@ -266,6 +283,23 @@ public final class Responder {
             }
             default -> invalid(psn, RcStatus.INVALID_REQUEST);
         }
+    }
+
+    /** @return whether a receive was taken from the {@link ReceiveSource} */
+    private boolean take() {
+        LocalBuffer b = source == null ? null : source.take();
+        if (b == null) {
+            return false;
+        }
+        Receive r = receive(rqTail++);
+        r.wrId = 0;
+        r.buffer = b;
+        return true;
+    }
+
+    /** @return the solicited-event bit of the packet being handled (for a receive completion handler) */
+    public boolean solicitedEvent() {
+        return decoder.bth().solicitedEvent();
     }
 
     /** @return true when the RETH's range may be accessed; otherwise the error NAK is queued */

@@ -1,0 +1,15 @@
+package io.jndk.roce.rc;
+
+/**
+ * Where a {@link Responder} takes receive buffers when its owner keeps the receive queue itself (the provider's
+ * receive queue or shared receive queue): asked once for each inbound SEND, at its first packet, in PSN order.
+ */
+@FunctionalInterface
+public interface ReceiveSource {
+
+    /**
+     * @return the buffer of the next posted receive, now taken for this SEND, or {@code null} when none is posted
+     *     (the responder answers RNR NAK and asks again when the requester resends)
+     */
+    LocalBuffer take();
+}

@@ -1,0 +1,652 @@
+package io.jndk.roce.transport;
+
+import io.jndk.api.NtStatus;
+import io.jndk.provider.spi.ActiveHandler;
+import io.jndk.provider.spi.ConnectRequest;
+import io.jndk.provider.spi.EngineThread;
+import io.jndk.provider.spi.ListenHandler;
+import io.jndk.provider.spi.QpPort;
+import io.jndk.roce.cm.CmAgent;
+import io.jndk.roce.cm.CmConfig;
+import io.jndk.roce.cm.CmConnection;
+import io.jndk.roce.cm.CmEvent;
+import io.jndk.roce.cm.CmIdSource;
+import io.jndk.roce.cm.CmState;
+import io.jndk.roce.cm.CmStatus;
+import io.jndk.roce.cm.ConnectParams;
+import io.jndk.roce.cm.ConnectReply;
+import io.jndk.roce.cm.Gid;
+import io.jndk.roce.cm.IncomingConnect;
+import io.jndk.roce.codec.BthFlyweight;
+import io.jndk.roce.codec.RocePacketDecoder;
+import io.jndk.roce.codec.RocePacketEncoder;
+import io.jndk.roce.codec.RocePacketError;
+import io.jndk.roce.codec.RoceOpcode;
+import io.jndk.roce.mad.GsiPacket;
+import io.jndk.roce.mad.MadHeaderFlyweight;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.security.SecureRandom;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * One RoCEv2 port: a {@link RoceLink} on one IP address, its GID, the connection manager ({@link CmAgent}) on QP1,
+ * the QP numbers and every RC QP on it, all driven by one engine thread (as rxe runs one device per netdev). The
+ * adapters of a JVM that share an address share its device (reference-counted), so that their listeners and QPs
+ * live behind the one UDP port 4791 the address has.
+ *
+ * <p>The engine loop: commands from other threads (connect, accept, kicks, closes), then up to a batch of arrivals
+ * (dispatched by destination QPN: 1 to the CM, others to their QP's requester or responder), then the QPs with
+ * output, then the timers (CM resends, RC ACK timeouts, connection deadlines); it waits in the selector only when
+ * none of these had anything to do.
+ */
+final class RoceDevice implements Runnable {
+    private static final Logger LOG = Logger.getLogger(RoceDevice.class.getName());
+    private static final Map<String, RoceDevice> DEVICES = new HashMap<>();
+    private static final int RECEIVE_BATCH = 64;
+    private static final int SERVICE_BUDGET = 32;
+    private static final long MAX_WAIT_MILLIS = 100;
+
+    /** Device counters ({@code ./jndk info}, tests). */
+    enum Counter {
+        PACKETS_IN, PACKETS_OUT, UNKNOWN_QPN, MALFORMED, DROPPED_CLOSED, PLACEMENT_REFUSED, GSI_IN, GSI_OUT
+    }
+
+    final String key;
+    final RoceOptions options;
+    final RoceLink link;
+    final int mtu;
+    private final InetAddress address;
+    private final Gid gid;
+    private final Selector selector;
+    private final Thread thread;
+    private final CmAgent cm;
+    private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<RoceQp> kicks = new ConcurrentLinkedQueue<>();
+    private final ConcurrentHashMap<Integer, RoceTransport.Listening> listeners = new ConcurrentHashMap<>();
+    private final AtomicLongArray counters = new AtomicLongArray(Counter.values().length);
+    private final Map<Integer, RoceQp> qps = new HashMap<>();
+    private final Map<CmConnection, RoceQp> byCm = new HashMap<>();
+    private final ArrayDeque<RoceQp> ready = new ArrayDeque<>();
+    private final java.util.Set<RoceQp> readySet = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    private final ArrayList<RoceQp> connecting = new ArrayList<>();
+    private final RocePacketDecoder decoder = new RocePacketDecoder();
+    private final RocePacketEncoder encoder = new RocePacketEncoder();
+    private final ByteBuffer in;
+    private final ByteBuffer gsiOut = ByteBuffer.allocateDirect(GsiPacket.LENGTH + 64);
+    private final SecureRandom random = new SecureRandom();
+    private int references;
+    private int nextQpn;
+    private int gsiPsn;
+    private volatile boolean sleeping;
+    private volatile boolean closed;
+
+    private RoceDevice(String key, InetAddress address, RoceOptions options) throws IOException {
+        this.key = key;
+        this.address = address;
+        this.options = options;
+        this.gid = gidOf(address);
+        this.link = options.link().equals("udp")
+            ? new UdpLink(address, options.udpPort(), options.lenientIpv4() ? UdpLink.Ipv4Check.LENIENT
+                : UdpLink.Ipv4Check.STRICT, options.socketBuffer(), options.socketBuffer())
+            : LinkFactory.open(options.link(), address);
+        try {
+            this.mtu = options.mtu() != 0 ? options.mtu() : autoMtu(address, link);
+            this.in = ByteBuffer.allocateDirect(65536);
+            this.selector = Selector.open();
+            link.channel().register(selector, SelectionKey.OP_READ);
+        } catch (IOException | RuntimeException e) {
+            link.close();
+            throw e;
+        }
+        this.nextQpn = 0x11 + random.nextInt(0x100);
+        this.gsiPsn = random.nextInt(1 << 24);
+        long guid = random.nextLong();
+        CmConfig base = CmConfig.rdmaCm(guid);
+        CmConfig c = new CmConfig(guid, base.packetLifeTime(), base.cmResponseTimeout(), base.maxCmRetries(),
+            base.localAckTimeout(), base.targetAckDelay(), base.retryCount(), base.rnrRetryCount(),
+            RoceOptions.mtuCode(mtu), base.hopLimit(), base.mraServiceTimeout(), base.maxPendingRequests(),
+            base.maxConnections());
+        this.cm = new CmAgent(gid, c, System::nanoTime, CmIdSource.linuxStyle(random), this::sendMad);
+        this.thread = new Thread(this, "jndk-roce-" + address.getHostAddress());
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** The device of {@code address} in this JVM, opened on first use. */
+    static RoceDevice acquire(InetAddress address, RoceOptions options) throws IOException {
+        String key = address.getHostAddress() + "/" + options.udpPort();
+        synchronized (DEVICES) {
+            RoceDevice d = DEVICES.get(key);
+            if (d == null) {
+                d = new RoceDevice(key, address, options);
+                DEVICES.put(key, d);
+            }
+            d.references++;
+            return d;
+        }
+    }
+
+    /** One adapter less; the last one closes the device. */
+    void release() {
+        synchronized (DEVICES) {
+            if (--references > 0) {
+                return;
+            }
+            DEVICES.remove(key);
+        }
+        closed = true;
+        selector.wakeup();
+        try {
+            thread.join(2_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    static Gid gidOf(InetAddress a) {
+        byte[] b = a.getAddress();
+        if (a instanceof Inet4Address) {
+            return Gid.ipv4Mapped((b[0] & 0xFF) << 24 | (b[1] & 0xFF) << 16 | (b[2] & 0xFF) << 8 | b[3] & 0xFF);
+        }
+        return new Gid(b);
+    }
+
+    static InetAddress addressOf(Gid g) {
+        try {
+            if (g.isIpv4Mapped()) {
+                int v = g.ipv4();
+                return InetAddress.getByAddress(new byte[] {(byte) (v >>> 24), (byte) (v >>> 16), (byte) (v >>> 8),
+                    (byte) v});
+            }
+            return Inet6Address.getByAddress(g.octets());
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** As rxe: the largest IB MTU that fits the interface's MTU with the IP, UDP, BTH, RETH and ICRC headers. */
+    private static int autoMtu(InetAddress a, RoceLink link) {
+        int ifMtu = 1500;
+        if (link instanceof UdpLink) {
+            try {
+                NetworkInterface n = NetworkInterface.getByInetAddress(a);
+                if (n != null && n.getMTU() > 0) {
+                    ifMtu = n.getMTU();
+                }
+            } catch (SocketException e) {
+                // the default
+            }
+        }
+        int room = ifMtu - (a instanceof Inet6Address ? 40 : 20) - 8 - 12 - 16 - 4;
+        int m = 4096;
+        while (m > 256 && m > room) {
+            m >>= 1;
+        }
+        return m;
+    }
+
+    InetAddress address() {
+        return address;
+    }
+
+    long counter(Counter c) {
+        return counters.get(c.ordinal());
+    }
+
+    void count(Counter c) {
+        counters.incrementAndGet(c.ordinal());
+    }
+
+    // ---- commands from other threads ----------------------------------------------------------
+
+    void execute(Runnable r) {
+        commands.add(r);
+        wake();
+    }
+
+    void kick(RoceQp q) {
+        kicks.add(q);
+        wake();
+    }
+
+    private void wake() {
+        if (sleeping) {
+            selector.wakeup();
+        }
+    }
+
+    int listen(int port, ListenHandler handler, RoceTransport owner) {
+        if (listeners.putIfAbsent(port, new RoceTransport.Listening(handler, owner)) != null) {
+            return NtStatus.STATUS_SHARING_VIOLATION;
+        }
+        execute(() -> cm.listen(port, this::onCmEvent));
+        return NtStatus.STATUS_SUCCESS;
+    }
+
+    void unlisten(int port) {
+        if (listeners.remove(port) != null) {
+            execute(() -> cm.unlisten(port));
+        }
+    }
+
+    /** Starts an active connection; the outcome reaches {@code handler}. */
+    int connect(InetSocketAddress source, InetSocketAddress destination, ConnectRequest request, ActiveHandler handler) {
+        if ((destination.getAddress() instanceof Inet6Address) != (address instanceof Inet6Address)
+            && !(address instanceof Inet6Address)) {
+            return NtStatus.STATUS_INVALID_ADDRESS;
+        }
+        execute(() -> startConnect(source, destination, request, handler));
+        return NtStatus.STATUS_PENDING;
+    }
+
+    // ---- engine -------------------------------------------------------------------------------
+
+    @Override
+    public void run() {
+        EngineThread engine = EngineThread.enter();
+        try {
+            while (!closed) {
+                boolean work = runCommands();
+                work |= receive();
+                engine.runPending();
+                work |= serviceReady();
+                engine.runPending();
+                long now = System.nanoTime();
+                long next = timers(now);
+                if (!work && ready.isEmpty()) {
+                    sleeping = true;
+                    if (commands.isEmpty() && kicks.isEmpty() && !closed) {
+                        long waitMillis = next == Long.MAX_VALUE ? MAX_WAIT_MILLIS
+                            : Math.max(0, Math.min(MAX_WAIT_MILLIS, (next - now) / 1_000_000));
+                        if (waitMillis == 0) {
+                            selector.selectNow();
+                        } else {
+                            selector.select(waitMillis);
+                        }
+                    }
+                    sleeping = false;
+                    selector.selectedKeys().clear();
+                }
+            }
+        } catch (IOException | RuntimeException | Error e) {
+            LOG.log(Level.SEVERE, "roce device " + key + " stopped", e);
+        } finally {
+            shutdownEngine();
+        }
+    }
+
+    private boolean runCommands() {
+        boolean work = false;
+        Runnable r;
+        while ((r = commands.poll()) != null) {
+            work = true;
+            try {
+                r.run();
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "roce device " + key + ": a command failed", e);
+            }
+        }
+        RoceQp q;
+        while ((q = kicks.poll()) != null) {
+            q.kicked();
+            ready(q);
+            work = true;
+        }
+        return work;
+    }
+
+    /** Engine: {@code q} has work (output, new requests). */
+    void ready(RoceQp q) {
+        if (readySet.add(q)) {
+            ready.add(q);
+        }
+    }
+
+    private boolean serviceReady() {
+        int n = ready.size();
+        boolean work = n > 0;
+        for (int i = 0; i < n; i++) {
+            RoceQp q = ready.poll();
+            readySet.remove(q);
+            if (q.service(SERVICE_BUDGET)) {
+                ready(q);
+            }
+        }
+        return work;
+    }
+
+    private boolean receive() throws IOException {
+        boolean work = false;
+        for (int i = 0; i < RECEIVE_BATCH; i++) {
+            int length = link.receive(in);
+            if (length < 0) {
+                break;
+            }
+            work = true;
+            count(Counter.PACKETS_IN);
+            dispatch(length);
+        }
+        return work;
+    }
+
+    private void dispatch(int length) {
+        if (decoder.decode(in, 0, length) != RocePacketError.NONE) {
+            count(Counter.MALFORMED);
+            return;
+        }
+        BthFlyweight bth = decoder.bth();
+        int dest = bth.destQp();
+        RoceOpcode op = decoder.opcode();
+        if (dest == GsiPacket.QPN) {
+            if (op != RoceOpcode.UD_SEND_ONLY || decoder.payloadLength() < MadHeaderFlyweight.MAD_LENGTH
+                || decoder.deth().qkey() != GsiPacket.QKEY) {
+                count(Counter.MALFORMED);
+                return;
+            }
+            count(Counter.GSI_IN);
+            cm.receive(gidOf(link.source()), in, decoder.payloadOffset(), MadHeaderFlyweight.MAD_LENGTH);
+            return;
+        }
+        RoceQp q = qps.get(dest);
+        if (q == null || op.transport() != RoceOpcode.Transport.RC || !q.peer.equals(link.source())) {
+            count(Counter.UNKNOWN_QPN);
+            return;
+        }
+        q.onPacket(in, 0, length, op.isResponse());
+    }
+
+    private long timers(long now) {
+        long next = cm.nextDeadline();
+        if (next <= now) {
+            next = cm.tick();
+        }
+        for (int i = connecting.size() - 1; i >= 0; i--) {
+            RoceQp q = connecting.get(i);
+            if (q.connectDeadline <= now) {
+                connecting.remove(i);
+                if (q.cm != null && q.cm.state() == CmState.REQ_SENT) {
+                    q.cm.close();
+                    forget(q);
+                    q.activeHandler.onFailed(NtStatus.STATUS_IO_TIMEOUT);
+                }
+            } else {
+                next = Math.min(next, q.connectDeadline);
+            }
+        }
+        for (RoceQp q : qps.values()) {
+            long d = q.nextDeadline();
+            if (d <= now) {
+                q.onTimer(now);
+                d = q.nextDeadline();
+            }
+            next = Math.min(next, d);
+        }
+        return next;
+    }
+
+    private void shutdownEngine() {
+        for (RoceQp q : new ArrayList<>(qps.values())) {
+            q.fail(NtStatus.STATUS_CONNECTION_RESET, 0, false, io.jndk.api.DisconnectReason.CONNECTION_RESET);
+        }
+        try {
+            selector.close();
+        } catch (IOException e) {
+            // closing anyway
+        }
+        try {
+            link.close();
+        } catch (IOException e) {
+            LOG.log(Level.FINE, "closing " + link, e);
+        }
+    }
+
+    /** Sends one RC packet of a QP. */
+    void transmit(InetAddress peer, int sourcePort, ByteBuffer buffer, int offset, int length) {
+        try {
+            if (link.send(peer, sourcePort, buffer, offset, length)) {
+                count(Counter.PACKETS_OUT);
+            }
+        } catch (IOException e) {
+            LOG.log(Level.FINE, "roce send to " + peer + " failed", e);
+        }
+    }
+
+    private void sendMad(Gid destination, ByteBuffer mad) {
+        int at = GsiPacket.begin(encoder, gsiOut, 0, gsiPsn);
+        gsiPsn = (gsiPsn + 1) & 0xFFFFFF;
+        gsiOut.put(at, mad, 0, MadHeaderFlyweight.MAD_LENGTH);
+        int length = encoder.finish();
+        count(Counter.GSI_OUT);
+        try {
+            link.send(addressOf(destination), GsiPacket.RXE_SOURCE_PORT, gsiOut, 0, length);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    int allocateQpn() {
+        for (int i = 0; i < 1 << 24; i++) {
+            int q = nextQpn;
+            nextQpn = nextQpn + 1 > 0xFFFFFF ? 0x11 : nextQpn + 1;
+            if (!qps.containsKey(q)) {
+                return q;
+            }
+        }
+        throw new IllegalStateException("no free QPN");
+    }
+
+    int newPsn() {
+        return random.nextInt(1 << 24);
+    }
+
+    void forget(RoceQp q) {
+        if (qps.get(q.qpn) == q) {
+            qps.remove(q.qpn);
+        }
+        if (q.cm != null) {
+            byCm.remove(q.cm);
+        }
+        connecting.remove(q);
+        readySet.remove(q);
+        ready.remove(q);
+    }
+
+    // ---- connection set-up (engine thread) ----------------------------------------------------
+
+    private void startConnect(InetSocketAddress source, InetSocketAddress destination, ConnectRequest request,
+            ActiveHandler handler) {
+        int qpn = allocateQpn();
+        RoceQp q = new RoceQp(this, true, qpn, source, destination);
+        q.activeHandler = handler;
+        q.cm = cm.newConnection(this::onCmEvent);
+        qps.put(qpn, q);
+        byCm.put(q.cm, q);
+        int psn = newPsn();
+        CmStatus s;
+        try {
+            s = q.cm.connect(new ConnectParams(gidOf(destination.getAddress()), source.getPort(), destination.getPort(),
+                qpn, psn, Math.min(255, request.inboundReadLimit()), Math.min(255, request.outboundReadLimit()),
+                request.privateData()));
+        } catch (UncheckedIOException e) {
+            forget(q);
+            q.cm.close();
+            handler.onFailed(NtStatus.STATUS_HOST_UNREACHABLE);
+            return;
+        }
+        if (s != CmStatus.OK) {
+            forget(q);
+            handler.onFailed(status(s));
+            return;
+        }
+        q.sendPsn = psn;
+        q.connectDeadline = System.nanoTime() + Math.max(1, request.timeoutMillis()) * 1_000_000;
+        connecting.add(q);
+    }
+
+    static int status(CmStatus s) {
+        return switch (s) {
+            case OK -> NtStatus.STATUS_SUCCESS;
+            case INVALID_BUFFER_SIZE -> NtStatus.STATUS_INVALID_BUFFER_SIZE;
+            case INVALID_PARAMETER -> NtStatus.STATUS_INVALID_PARAMETER;
+            case INVALID_STATE -> NtStatus.STATUS_CONNECTION_INVALID;
+            case INSUFFICIENT_RESOURCES -> NtStatus.STATUS_INSUFFICIENT_RESOURCES;
+            case ADDRESS_IN_USE -> NtStatus.STATUS_SHARING_VIOLATION;
+        };
+    }
+
+    /** Engine: the provider started the active side: RTU, then data. */
+    void completeActive(RoceQp q, QpPort port) {
+        ConnectReply r = q.reply;
+        if (q.abandoned || r == null || q.cm.complete(null) != CmStatus.OK) {
+            q.abandoned = true;
+            port.failed(NtStatus.STATUS_CONNECTION_ABORTED, 0, false, io.jndk.api.DisconnectReason.CONNECTION_RESET);
+            q.end(false);
+            return;
+        }
+        q.build(port, mtu, r.remoteQpn(), q.sendPsn, r.startingPsn());
+        ready(q);
+    }
+
+    /** Engine: accepts a request with {@code port}. */
+    void accept(RoceIncoming request, byte[] privateData, int ird, int ord, QpPort port,
+            io.jndk.provider.spi.PassiveHandler handler) {
+        IncomingConnect ic = request.connect;
+        if (request.connection.state() != CmState.REQ_RECEIVED) {
+            handler.onFailed(NtStatus.STATUS_CONNECTION_ABORTED);
+            return;
+        }
+        int qpn = allocateQpn();
+        RoceQp q = new RoceQp(this, false, qpn, request.local(), request.remote());
+        q.passiveHandler = handler;
+        q.cm = request.connection;
+        int psn = newPsn();
+        int pathMtu = Math.min(mtu, RoceOptions.mtuSize(ic.pathMtu()));
+        q.build(port, pathMtu, ic.remoteQpn(), psn, ic.startingPsn());
+        qps.put(qpn, q);
+        byCm.put(q.cm, q);
+        CmStatus s = q.cm.accept(new io.jndk.roce.cm.AcceptParams(qpn, psn, Math.min(255, ird), Math.min(255, ord),
+            privateData));
+        if (s != CmStatus.OK) {
+            forget(q);
+            q.end(false);
+            handler.onFailed(status(s));
+        }
+    }
+
+    /** Engine: the passive consumer gave up an accepted connection that is not established yet. */
+    void abandon(CmConnection c) {
+        if (c.state() == CmState.ESTABLISHED) {
+            return;
+        }
+        RoceQp q = byCm.get(c);
+        c.close();
+        if (q != null) {
+            forget(q);
+            q.abort(0);
+        }
+    }
+
+    private void onCmEvent(CmEvent e) {
+        CmConnection c = e.connection();
+        RoceQp q = byCm.get(c);
+        switch (e) {
+            case CmEvent.RequestReceived rr -> {
+                RoceTransport.Listening l = listeners.get(rr.request().destinationPort());
+                if (l == null) {
+                    c.reject(null);
+                    return;
+                }
+                l.handler().onRequest(new RoceIncoming(this, c, rr.request()));
+            }
+            case CmEvent.ReplyReceived rep -> {
+                if (q == null) {
+                    c.reject(null);
+                    return;
+                }
+                connecting.remove(q);
+                q.reply = rep.reply();
+                ConnectReply r = rep.reply();
+                q.activeHandler.onReply(q, q.local, r.privateData(), r.responderResources(), r.initiatorDepth());
+            }
+            case CmEvent.Established est -> {
+                if (q != null) {
+                    q.established();
+                    q.passiveHandler.onEstablished(q);
+                }
+            }
+            case CmEvent.Rejected rej -> {
+                if (q == null) {
+                    return;
+                }
+                switch (rej.during()) {
+                    case REQ_SENT -> {
+                        forget(q);
+                        connecting.remove(q);
+                        if (rej.reason() == 28) {
+                            q.activeHandler.onRejected(rej.privateData());
+                        } else {
+                            q.activeHandler.onFailed(NtStatus.STATUS_CONNECTION_REFUSED, rej.reason() == 8
+                                ? io.jndk.api.ConnectFailure.Reason.NO_LISTENER : io.jndk.api.ConnectFailure.Reason.REJECTED,
+                                "the peer refused the connection (CM REJ reason " + rej.reason() + ")");
+                        }
+                    }
+                    case REP_RECEIVED -> q.abandoned = true;
+                    case REP_SENT, REQ_RECEIVED -> {
+                        forget(q);
+                        q.end(false);
+                        q.passiveHandler.onFailed(NtStatus.STATUS_CONNECTION_ABORTED);
+                    }
+                    default -> q.peerEnded(false);
+                }
+            }
+            case CmEvent.TimedOut to -> {
+                if (q == null) {
+                    return;
+                }
+                forget(q);
+                if (to.during() == CmState.REQ_SENT) {
+                    connecting.remove(q);
+                    q.activeHandler.onFailed(NtStatus.STATUS_IO_TIMEOUT);
+                } else if (q.passiveHandler != null) {
+                    q.end(false);
+                    q.passiveHandler.onFailed(NtStatus.STATUS_IO_TIMEOUT);
+                }
+            }
+            case CmEvent.Disconnected d -> {
+                if (q == null) {
+                    return;
+                }
+                if (!q.running()) {
+                    q.abandoned = true;
+                } else {
+                    q.peerEnded(d.cause() != io.jndk.roce.cm.DisconnectCause.RESET);
+                }
+            }
+            case CmEvent.TimewaitExit t -> {
+                if (q != null) {
+                    q.end(false);
+                    forget(q);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,56 @@
+package io.jndk.roce.transport;
+
+import io.jndk.provider.spi.OptionValues;
+import java.util.Map;
+
+/**
+ * The {@code roce} transport's adapter options (docs/TRANSPORTS.md). Devices are shared by the adapters of one JVM
+ * with the same address, so the device-level options ({@code udp.port}, {@code link}, {@code mtu},
+ * {@code icrc.ipv4}, buffers) are those of the adapter that opened the device first.
+ *
+ * @param udpPort the UDP port every device of the fabric uses ({@code udp.port}, default 4791)
+ * @param link {@code udp} (a UDP socket, default) or a frame-level link specification ({@code dgram:...})
+ * @param mtu the largest path MTU this device offers ({@code mtu}: 256, 512, 1024, 2048, 4096; 0 = from the
+ *     interface's MTU, as rxe)
+ * @param ackTimeout the local ACK timeout exponent ({@code ack.timeout}, 4.096 us x 2^t; default 14, 67 ms)
+ * @param retryCount transport retries ({@code retry}, 0-7, default 7)
+ * @param rnrRetry RNR retries ({@code rnr.retry}, 0-7, 7 = for ever as on rdma_cm; default 7)
+ * @param minRnrTimer the RNR NAK timer code this side's RNR NAKs carry ({@code rnr.timer}, default 1: 0.01 ms)
+ * @param sendQueueDepth requests one QP may have on the wire ({@code sq.depth}, default 1024)
+ * @param lenientIpv4 accept IPv4 packets whose ICRC cannot be checked ({@code icrc.ipv4=lenient}; default strict)
+ * @param socketBuffer SO_RCVBUF and SO_SNDBUF asked for ({@code udp.buffer}, bytes; default 4 MiB, 0 = system's)
+ */
+record RoceOptions(int udpPort, String link, int mtu, int ackTimeout, int retryCount, int rnrRetry, int minRnrTimer,
+        int sendQueueDepth, boolean lenientIpv4, int socketBuffer) {
+
+    static RoceOptions of(Map<String, String> o) {
+        int mtu = (int) OptionValues.number(o, "mtu", 0, 0, 4096);
+        if (mtu != 0 && mtu != 256 && mtu != 512 && mtu != 1024 && mtu != 2048 && mtu != 4096) {
+            throw new IllegalArgumentException("adapter option mtu=" + mtu + ": not 256, 512, 1024, 2048 or 4096");
+        }
+        String icrc = o == null ? null : o.get("icrc.ipv4");
+        if (icrc != null && !icrc.equals("strict") && !icrc.equals("lenient")) {
+            throw new IllegalArgumentException("adapter option icrc.ipv4=" + icrc + ": not strict or lenient");
+        }
+        String link = o == null ? null : o.get("link");
+        return new RoceOptions((int) OptionValues.number(o, "udp.port", RoceLink.ROCE_PORT, 1, 65535),
+            link == null ? "udp" : link, mtu,
+            (int) OptionValues.number(o, "ack.timeout", 14, 1, 31),
+            (int) OptionValues.number(o, "retry", 7, 0, 7),
+            (int) OptionValues.number(o, "rnr.retry", 7, 0, 7),
+            (int) OptionValues.number(o, "rnr.timer", 1, 0, 31),
+            (int) OptionValues.number(o, "sq.depth", 1024, 1, 1 << 16),
+            "lenient".equals(icrc),
+            (int) OptionValues.number(o, "udp.buffer", 4 << 20, 0, Integer.MAX_VALUE));
+    }
+
+    /** The IB path MTU code of a size (1 = 256 ... 5 = 4096). */
+    static int mtuCode(int mtu) {
+        return Integer.numberOfTrailingZeros(mtu) - 7;
+    }
+
+    /** The size of an IB path MTU code. */
+    static int mtuSize(int code) {
+        return code < 1 || code > 5 ? 1024 : 128 << code;
+    }
+}

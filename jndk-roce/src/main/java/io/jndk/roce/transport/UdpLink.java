@@ -1,0 +1,211 @@
+package io.jndk.roce.transport;
+
+import io.jndk.roce.codec.Icrc;
+import java.io.IOException;
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+import java.nio.channels.SelectableChannel;
+
+/**
+ * The UDP socket path: one unconnected, non-blocking {@link DatagramChannel} bound to the device's address and port
+ * 4791 (or the port every device of a test fabric uses); the kernel builds the IP and UDP headers. Every packet goes
+ * from and to that port.
+ *
+ * <p>ICRC. Over IPv6 every header field the ICRC covers is known from the socket (addresses, ports, lengths; the
+ * variant fields are masked), so the ICRC is computed and checked exactly: a wrong one is dropped and counted. Over
+ * IPv4 the ICRC also covers the IP identification, which the kernel chooses: for an unconnected socket sending with
+ * DF set (path MTU discovery, the default) Linux sends identification 0, so jndk computes its ICRCs with 0 and they
+ * are exact for every receiver, rxe included. On receive the identification is not visible: an ICRC that matches
+ * identification 0 (every jndk sender) counts as good; one that does not is dropped in the default {@code strict}
+ * mode and accepted as unchecked (counted) in {@code lenient} mode, for peers such as rxe that send a changing
+ * identification. The UDP checksum, which the kernel checks when the sender set one, still covers such packets.
+ */
+public final class UdpLink implements RoceLink {
+    /** How IPv4 ICRCs that cannot be checked are treated. */
+    public enum Ipv4Check {
+        /** Drop a packet whose ICRC does not match identification 0. */
+        STRICT,
+        /** Accept it, counted as unchecked. */
+        LENIENT
+    }
+
+    private final DatagramChannel channel;
+    private final InetAddress local;
+    private final int port;
+    private final boolean ipv6;
+    private final int local4;
+    private final byte[] local6;
+    private final Ipv4Check ipv4Check;
+    private final Icrc icrc = new Icrc();
+    private final byte[] peer6 = new byte[16];
+    private InetSocketAddress lastTo;
+    private InetAddress source;
+    private long good;
+    private long bad;
+    private long unchecked;
+    private long sendDrops;
+
+    /**
+     * Binds {@code address}:{@code port}.
+     *
+     * @param receiveBuffer SO_RCVBUF to ask for (0: the system's)
+     * @param sendBuffer SO_SNDBUF to ask for (0: the system's)
+     * @throws IOException when the address cannot be bound (in use, not local)
+     */
+    public UdpLink(InetAddress address, int port, Ipv4Check ipv4Check, int receiveBuffer, int sendBuffer)
+            throws IOException {
+        this.local = address;
+        this.port = port;
+        this.ipv6 = address instanceof Inet6Address;
+        this.ipv4Check = ipv4Check;
+        this.local4 = ipv6 ? 0 : ipv4(address);
+        this.local6 = ipv6 ? address.getAddress() : null;
+        DatagramChannel c = DatagramChannel.open(ipv6 ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET);
+        try {
+            if (receiveBuffer > 0) {
+                c.setOption(StandardSocketOptions.SO_RCVBUF, receiveBuffer);
+            }
+            if (sendBuffer > 0) {
+                c.setOption(StandardSocketOptions.SO_SNDBUF, sendBuffer);
+            }
+            c.bind(new InetSocketAddress(address, port));
+            c.configureBlocking(false);
+        } catch (IOException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
+        this.channel = c;
+    }
+
+    private static int ipv4(InetAddress a) {
+        byte[] b = a.getAddress();
+        return (b[0] & 0xFF) << 24 | (b[1] & 0xFF) << 16 | (b[2] & 0xFF) << 8 | b[3] & 0xFF;
+    }
+
+    @Override
+    public InetAddress localAddress() {
+        return local;
+    }
+
+    @Override
+    public SelectableChannel channel() {
+        return channel;
+    }
+
+    @Override
+    public boolean send(InetAddress destination, int sourcePort, ByteBuffer buffer, int offset, int length)
+            throws IOException {
+        int crc = ipv6 ? icrc.ipv6(local6, v6(destination), port, port, buffer, offset, length)
+            : icrc.ipv4(local4, ipv4(destination), 0, Icrc.IPV4_DONT_FRAGMENT, port, port, buffer, offset, length);
+        Icrc.write(buffer, offset, length, crc);
+        InetSocketAddress to = lastTo;
+        if (to == null || !to.getAddress().equals(destination)) {
+            to = new InetSocketAddress(destination, port);
+            lastTo = to;
+        }
+        int position = buffer.position();
+        int limit = buffer.limit();
+        buffer.limit(offset + length).position(offset);
+        try {
+            if (channel.send(buffer, to) == 0) {
+                sendDrops++;
+                return false;
+            }
+            return true;
+        } finally {
+            buffer.limit(limit).position(position);
+        }
+    }
+
+    private byte[] v6(InetAddress a) {
+        if (a instanceof Inet6Address) {
+            return a.getAddress();
+        }
+        byte[] b = a.getAddress(); // an IPv4 peer of an IPv6 device: its IPv4-mapped form
+        java.util.Arrays.fill(peer6, (byte) 0);
+        peer6[10] = (byte) 0xFF;
+        peer6[11] = (byte) 0xFF;
+        System.arraycopy(b, 0, peer6, 12, 4);
+        return peer6;
+    }
+
+    @Override
+    public int receive(ByteBuffer buffer) throws IOException {
+        for (int attempt = 0; attempt < 64; attempt++) {
+            buffer.clear();
+            SocketAddress from = channel.receive(buffer);
+            if (from == null) {
+                return -1;
+            }
+            int length = buffer.position();
+            InetSocketAddress f = (InetSocketAddress) from;
+            if (length < 16) {
+                bad++;
+                continue;
+            }
+            InetAddress src = f.getAddress();
+            int want = Icrc.read(buffer, 0, length);
+            int got = ipv6 ? icrc.ipv6(v6(src), local6, f.getPort(), port, buffer, 0, length)
+                : icrc.ipv4(ipv4(src instanceof Inet4Address ? src : local), local4, 0, Icrc.IPV4_DONT_FRAGMENT,
+                    f.getPort(), port, buffer, 0, length);
+            if (got == want) {
+                good++;
+            } else if (!ipv6 && ipv4Check == Ipv4Check.LENIENT) {
+                unchecked++;
+            } else {
+                bad++;
+                continue;
+            }
+            source = src;
+            return length;
+        }
+        return -1;
+    }
+
+    @Override
+    public InetAddress source() {
+        return source;
+    }
+
+    @Override
+    public boolean icrcExact() {
+        return ipv6;
+    }
+
+    @Override
+    public long icrcGood() {
+        return good;
+    }
+
+    @Override
+    public long icrcBad() {
+        return bad;
+    }
+
+    @Override
+    public long icrcUnchecked() {
+        return unchecked;
+    }
+
+    @Override
+    public long sendDrops() {
+        return sendDrops;
+    }
+
+    @Override
+    public void close() throws IOException {
+        channel.close();
+    }
+
+    @Override
+    public String toString() {
+        return "udp " + local.getHostAddress() + ":" + port;
+    }
+}
