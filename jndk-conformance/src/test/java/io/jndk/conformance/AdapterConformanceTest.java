@@ -171,7 +171,8 @@ class AdapterConformanceTest {
         NdkAdapterInfo i = a.info();
         assertThat(i.version()).isEqualTo(a.version()).isEqualTo(NdkVersion.V2_1);
         assertThat(i.frmrPageCount()).as("FRMRPageCount").isGreaterThanOrEqualTo(16);
-        assertThat(i.rdmaTechnology()).isEqualTo(NdkRdmaTechnology.IWARP);
+        assertThat(i.rdmaTechnology()).as("the wire's technology")
+                .isEqualTo(mode.transport().equals("roce") ? NdkRdmaTechnology.ROCE_V2 : NdkRdmaTechnology.IWARP);
         assertThat(i.maxRegistrationSize()).isPositive();
         assertThat(i.maxWindowSize()).isPositive();
         assertThat(i.maxInitiatorRequestSge()).isPositive();

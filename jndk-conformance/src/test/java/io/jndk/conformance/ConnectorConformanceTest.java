@@ -127,7 +127,7 @@ class ConnectorConformanceTest {
         // Passive side before accept: requester's data; inbound <- requester's ORD, outbound <- requester's IRD, capped locally.
         IntRef ird = new IntRef(-1);
         IntRef ord = new IntRef(-1);
-        assertThat(connectionData(pc, ird, ord)).isEqualTo(req);
+        assertThat(connectionData(pc, ird, ord)).isEqualTo(mode.carried(req, Mode.REQ));
         assertThat(ird.value).as("passive inbound before accept").isEqualTo(3);
         assertThat(ord.value).as("passive outbound before accept (10 capped to 5)").isEqualTo(5);
 
@@ -139,7 +139,7 @@ class ConnectorConformanceTest {
         // Active side: accepter's data; effIRD = min(10, cap, peer ORD 20->5) = 5; effORD = min(3, cap, peer IRD 2) = 2.
         IntRef aird = new IntRef(-1);
         IntRef aord = new IntRef(-1);
-        assertThat(connectionData(ac, aird, aord)).isEqualTo(rep);
+        assertThat(connectionData(ac, aird, aord)).isEqualTo(mode.carried(rep, Mode.REP));
         assertThat(aird.value).as("active effective IRD").isEqualTo(5);
         assertThat(aord.value).as("active effective ORD").isEqualTo(2);
 
@@ -164,12 +164,12 @@ class ConnectorConformanceTest {
         NdkConnector pc = l.next();
         IntRef ird = new IntRef(-1);
         IntRef ord = new IntRef(-1);
-        assertThat(connectionData(pc, ird, ord)).isEmpty();
+        assertThat(connectionData(pc, ird, ord)).isEqualTo(mode.carried(null, Mode.REQ));
         assertThat(ird.value).isEqualTo(Math.min(6, ai.maxOutboundReadLimit()));
         assertThat(ord.value).isEqualTo(Math.min(7, ai.maxInboundReadLimit()));
         CompletableFuture<Integer> accept = Conn.accept(pc, b.qp, 100_000, 100_000, null, null);
         assertThat(Kit.await(connect)).isEqualTo(NtStatus.STATUS_SUCCESS);
-        assertThat(connectionData(ac, ird, ord)).isEmpty();
+        assertThat(connectionData(ac, ird, ord)).isEqualTo(mode.carried(null, Mode.REP));
         assertThat(ird.value).as("active effIRD = min(own cap, peer ORD cap 7)").isEqualTo(Math.min(ai.maxInboundReadLimit(), 7));
         assertThat(ord.value).as("active effORD = min(own cap, peer IRD cap 6)").isEqualTo(Math.min(ai.maxOutboundReadLimit(), 6));
         assertThat(Conn.completeConnect(ac, null)).isEqualTo(NtStatus.STATUS_SUCCESS);
@@ -187,13 +187,13 @@ class ConnectorConformanceTest {
         NdkConnector pc = l.next();
         IntRef len = new IntRef(0);
         assertThat(pc.getConnectionData(null, null, null, len)).as("size query").isEqualTo(NtStatus.STATUS_SUCCESS);
-        assertThat(len.value).isEqualTo(30);
+        assertThat(len.value).isEqualTo(mode.carried(req, Mode.REQ).length);
         byte[] small = new byte[10];
         Arrays.fill(small, (byte) 0x5A);
         IntRef smallLen = new IntRef(8);
         assertThat(NtStatus.describe(pc.getConnectionData(null, null, small, smallLen)))
                 .isEqualTo(NtStatus.describe(NtStatus.STATUS_BUFFER_TOO_SMALL));
-        assertThat(smallLen.value).as("required size").isEqualTo(30);
+        assertThat(smallLen.value).as("required size").isEqualTo(mode.carried(req, Mode.REQ).length);
         assertThat(Arrays.copyOf(small, 8)).as("first bytes copied").isEqualTo(Arrays.copyOf(req, 8));
         assertThat(small[8]).as("nothing past the given length").isEqualTo((byte) 0x5A);
         assertThat(pc.reject(null)).isEqualTo(NtStatus.STATUS_SUCCESS);
@@ -224,7 +224,7 @@ class ConnectorConformanceTest {
         byte[] caller = bytes(info.maxCallerData(), 5);
         CompletableFuture<Integer> connect = Conn.connect(ac, pa.qp, l.address, 1, 1, caller);
         NdkConnector pc = l.next();
-        assertThat(connectionData(pc, null, null)).isEqualTo(caller);
+        assertThat(connectionData(pc, null, null)).isEqualTo(mode.carried(caller, Mode.REQ));
         int acceptTooLong = Kit.await(Conn.accept(pc, pb.qp, 1, 1, new byte[info.maxCalleeData() + 1], null));
         assertThat(NtStatus.describe(acceptTooLong)).isEqualTo(NtStatus.describe(NtStatus.STATUS_INVALID_BUFFER_SIZE));
         assertThat(NtStatus.describe(pc.reject(new byte[info.maxCalleeData() + 1])))
@@ -234,7 +234,7 @@ class ConnectorConformanceTest {
         byte[] callee = bytes(info.maxCalleeData(), 8);
         CompletableFuture<Integer> accept = Conn.accept(pc, pb.qp, 1, 1, callee, null);
         assertThat(Kit.await(connect)).isEqualTo(NtStatus.STATUS_SUCCESS);
-        assertThat(connectionData(ac, null, null)).isEqualTo(callee);
+        assertThat(connectionData(ac, null, null)).isEqualTo(mode.carried(callee, Mode.REP));
         assertThat(Conn.completeConnect(ac, null)).isEqualTo(NtStatus.STATUS_SUCCESS);
         assertThat(Kit.await(accept)).isEqualTo(NtStatus.STATUS_SUCCESS);
     }
@@ -249,7 +249,7 @@ class ConnectorConformanceTest {
         byte[] callee = bytes(a.info().maxCalleeData(), 4);
         assertThat(l.next().reject(callee)).isEqualTo(NtStatus.STATUS_SUCCESS);
         assertThat(Kit.await(connect)).isEqualTo(NtStatus.STATUS_CONNECTION_REFUSED);
-        assertThat(connectionData(ac, null, null)).isEqualTo(callee);
+        assertThat(connectionData(ac, null, null)).isEqualTo(mode.carried(callee, Mode.REJ));
     }
 
     @Test
@@ -292,15 +292,15 @@ class ConnectorConformanceTest {
         byte[] why = bytes(12, 99);
         assertThat(l.next().reject(why)).isEqualTo(NtStatus.STATUS_SUCCESS);
         assertThat(NtStatus.describe(Kit.await(first))).isEqualTo(NtStatus.describe(NtStatus.STATUS_CONNECTION_REFUSED));
-        assertThat(connectionData(ac, null, null)).as("reject private data").isEqualTo(why);
+        assertThat(connectionData(ac, null, null)).as("reject private data").isEqualTo(mode.carried(why, Mode.REJ));
         ConnectFailure f = ac.connectFailure().orElseThrow();
         assertThat(f.reason()).isEqualTo(ConnectFailure.Reason.REJECTED);
         assertThat(f.status()).isEqualTo(NtStatus.STATUS_CONNECTION_REFUSED);
-        assertThat(f.privateData()).as("the reason carries the reject's private data").isEqualTo(why);
+        assertThat(f.privateData()).as("the reason carries the reject's private data").isEqualTo(mode.carried(why, Mode.REJ));
 
         CompletableFuture<Integer> retry = Conn.connect(ac, pa.qp, l.address, 1, 1, bytes(3, 2));
         NdkConnector pc = l.next();
-        assertThat(connectionData(pc, null, null)).isEqualTo(bytes(3, 2));
+        assertThat(connectionData(pc, null, null)).isEqualTo(mode.carried(bytes(3, 2), Mode.REQ));
         CompletableFuture<Integer> accept = Conn.accept(pc, pb.qp, 1, 1, null, null);
         assertThat(Kit.await(retry)).isEqualTo(NtStatus.STATUS_SUCCESS);
         assertThat(ac.connectFailure()).as("cleared by the retry").isEmpty();
@@ -773,7 +773,7 @@ class ConnectorConformanceTest {
         CompletableFuture<Integer> real = Conn.connect(c, pa.qp, Conn.local(port), 1, 1, new byte[] {2});
         NdkConnector pc = any.next();
         assertThat(connectionData(pc, null, null)).as("private data of the first request the listener saw")
-                .containsExactly(2);
+                .isEqualTo(mode.carried(new byte[] {2}, Mode.REQ));
         CompletableFuture<Integer> accept = Conn.accept(pc, pb.qp, 1, 1, null, null);
         assertThat(Kit.await(real)).isEqualTo(NtStatus.STATUS_SUCCESS);
         assertThat(Conn.completeConnect(c, null)).isEqualTo(NtStatus.STATUS_SUCCESS);

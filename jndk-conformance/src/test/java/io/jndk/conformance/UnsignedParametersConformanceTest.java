@@ -257,7 +257,8 @@ class UnsignedParametersConformanceTest {
         t.add(new Row("NdkConnectWithSharedEndpoint", "OutboundReadLimit", Type.ULONG, capped, v -> readLimits(-2, v, -2, -2, true)));
         t.add(new Row("NdkAccept", "InboundReadLimit", Type.ULONG, capped, v -> readLimits(-2, -2, v, -2, false)));
         t.add(new Row("NdkAccept", "OutboundReadLimit", Type.ULONG, capped, v -> readLimits(-2, -2, -2, v, false)));
-        t.add(new Row("NdkGetConnectionData", "*pPrivateDataLength (in)", Type.ULONG, "STATUS_SUCCESS, 3 bytes, copied",
+        t.add(new Row("NdkGetConnectionData", "*pPrivateDataLength (in)", Type.ULONG, "STATUS_SUCCESS, " + mode.carried(new byte[] {7, 8, 9},
+                io.jndk.conformance.support.Mode.REQ).length + " bytes, copied",
                 this::connectionData));
         t.add(new Row("NdkGetLocalAddress", "*pAddressLength (in)", Type.ULONG, "STATUS_SUCCESS, 16 bytes",
                 v -> address(len -> p.a.connector.getLocalAddress(new Ref<>(), len), v)));

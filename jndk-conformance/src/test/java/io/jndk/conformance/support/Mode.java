@@ -12,6 +12,21 @@ import java.util.Map;
  * @param pend force the pending path
  */
 public record Mode(String transport, boolean pend) {
+    /**
+     * The private data fields of the IB CM messages the {@code roce} transport carries connection data in: REQ (after
+     * rdma_cm's header), REP and REJ. IB CM has no length field: the peer reads the whole field.
+     */
+    public static final int REQ = 56, REP = 196, REJ = 148;
+
+    /**
+     * Private data as the peer reads it: what was sent, and over {@code roce} the rest of the CM message's field as
+     * zeros (as on every RoCE provider; NDKPI leaves consumers to encode their own lengths).
+     */
+    public byte[] carried(byte[] sent, int field) {
+        byte[] s = sent == null ? new byte[0] : sent;
+        return transport.equals("roce") ? java.util.Arrays.copyOf(s, Math.max(field, s.length)) : s;
+    }
+
     /** Open parameters for an adapter of this mode on 127.0.0.1, with extra options. */
     public NdkOpenParameters params(Map<String, String> extra) {
         var opts = new java.util.HashMap<String, String>(extra);

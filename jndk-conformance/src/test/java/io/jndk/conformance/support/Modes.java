@@ -4,14 +4,17 @@ import io.jndk.api.Ndk;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The permutations every conformance class runs in: each installed transport, inline and pending. */
+/**
+ * The permutations every conformance class runs in: each installed transport, inline and pending. The system property
+ * {@code jndk.modes} (e.g. {@code -Djndk.modes=roce}) narrows them to the transports it names.
+ */
 public final class Modes {
     private Modes() {}
 
     /** Method source for {@code @ParameterizedClass}. */
     public static List<Mode> all() {
         List<Mode> modes = new ArrayList<>();
-        String only = System.getProperty("jndk.modes", "loopback,iwarp");
+        String only = System.getProperty("jndk.modes", "");
         for (String t : List.of("loopback", "iwarp", "roce")) {
             if (!only.isBlank() && !List.of(only.split(",")).contains(t)) {
                 continue;

@@ -361,6 +361,22 @@ public final class CmAgent {
         }
     }
 
+    void reset(CmConnection c) {
+        if (c.closed) {
+            return;
+        }
+        if (c.state == CmState.ESTABLISHED || c.state == CmState.DREQ_SENT) {
+            c.closed = true;
+            writeRej(scratch, c.transactionId, c.localCommId, c.remoteCommId, ConnectRejectFlyweight.REJECTED_OTHER,
+                ConnectRejectFlyweight.REASON_CONSUMER, new byte[0], false);
+            count(CmCounter.REJECTS_SENT);
+            send(c.peer, scratch);
+            enterTimewait(c, CmConfig.millis(config.localAckTimeout()));
+            return;
+        }
+        close(c);
+    }
+
     // ---- incoming messages ----
 
     private void onReq(Gid from, ConnectRequestFlyweight m) {

@@ -166,6 +166,16 @@ public final class CmConnection {
         agent.close(this);
     }
 
+    /**
+     * Abandons the connection abortively, without further events: on an established connection a REJ (reason 28)
+     * instead of a DREQ, which the peer's agent reports as {@link DisconnectCause#RESET} (its QP fails and flushes, as
+     * after a TCP reset on iWARP); in any other state as {@link #close()}. Sent once: if it is lost, the peer's next
+     * request goes unanswered and ends in a retry-exceeded error.
+     */
+    public void reset() {
+        agent.reset(this);
+    }
+
     @Override
     public String toString() {
         return (active ? "active " : "passive ") + state + " local 0x" + Integer.toHexString(localCommId) + " remote 0x"

@@ -234,7 +234,9 @@ public final class Responder {
             case SEND_FIRST, SEND_ONLY, SEND_ONLY_WITH_INVALIDATE -> {
                 if (message != Message.NONE) {
                     invalid(psn, RcStatus.INVALID_REQUEST);
-                } else if (rqHead == rqTail && !take()) {
+                } else if (rqHead == rqTail && takeFailed()) {
+                    errorNak(psn, AethFlyweight.NakCode.REMOTE_OPERATIONAL_ERROR, RcStatus.FLUSHED);
+                } else if (rqHead == rqTail) {
                     counts[RcCounter.RNR_NAKS_SENT.ordinal()]++;
                     nakSent = true;
                     queueAck(psn, AethFlyweight.rnrNakSyndrome(config.minRnrTimer()));
@@ -285,16 +287,22 @@ public final class Responder {
         }
     }
 
-    /** @return whether a receive was taken from the {@link ReceiveSource} */
-    private boolean take() {
+    /**
+     * Takes a receive from the {@link ReceiveSource} into the queue (none: the queue stays empty, RNR NAK).
+     *
+     * @return true when the source answered {@link ReceiveSource#FAILED}
+     */
+    private boolean takeFailed() {
         LocalBuffer b = source == null ? null : source.take();
-        if (b == null) {
-            return false;
+        if (b == ReceiveSource.FAILED) {
+            return true;
         }
-        Receive r = receive(rqTail++);
-        r.wrId = 0;
-        r.buffer = b;
-        return true;
+        if (b != null) {
+            Receive r = receive(rqTail++);
+            r.wrId = 0;
+            r.buffer = b;
+        }
+        return false;
     }
 
     /** @return the solicited-event bit of the packet being handled (for a receive completion handler) */

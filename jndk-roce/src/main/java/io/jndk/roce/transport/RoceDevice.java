@@ -61,6 +61,8 @@ import java.util.logging.Logger;
 final class RoceDevice implements Runnable {
     private static final Logger LOG = Logger.getLogger(RoceDevice.class.getName());
     private static final Map<String, RoceDevice> DEVICES = new HashMap<>();
+    /** Engines of released devices that may still hold their socket, by key (guarded by {@link #DEVICES}). */
+    private static final Map<String, Thread> CLOSING = new HashMap<>();
     private static final int RECEIVE_BATCH = 64;
     private static final int SERVICE_BUDGET = 32;
     private static final long MAX_WAIT_MILLIS = 100;
@@ -80,10 +82,15 @@ final class RoceDevice implements Runnable {
     private final Thread thread;
     private final CmAgent cm;
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
-    private final ConcurrentLinkedQueue<RoceQp> kicks = new ConcurrentLinkedQueue<>();
+    /** QPs kicked by posting threads: a Treiber stack through {@link RoceQp#nextKick} (no allocation per post). */
+    private final java.util.concurrent.atomic.AtomicReference<RoceQp> kicks = new java.util.concurrent.atomic.AtomicReference<>();
+    private final Map<InetAddress, Probe> probes = new HashMap<>();
+    private final ByteBuffer probeIn = ByteBuffer.allocate(64);
     private final ConcurrentHashMap<Integer, RoceTransport.Listening> listeners = new ConcurrentHashMap<>();
     private final AtomicLongArray counters = new AtomicLongArray(Counter.values().length);
-    private final Map<Integer, RoceQp> qps = new HashMap<>();
+    private final QpTable qps = new QpTable();
+    /** The QPs of {@link #qps}, for the timers' scan without an iterator. */
+    private final ArrayList<RoceQp> live = new ArrayList<>();
     private final Map<CmConnection, RoceQp> byCm = new HashMap<>();
     private final ArrayDeque<RoceQp> ready = new ArrayDeque<>();
     private final java.util.Set<RoceQp> readySet = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
@@ -105,7 +112,7 @@ final class RoceDevice implements Runnable {
         this.options = options;
         this.gid = gidOf(address);
         this.link = options.link().equals("udp")
-            ? new UdpLink(address, options.udpPort(), options.lenientIpv4() ? UdpLink.Ipv4Check.LENIENT
+            ? new UdpLink(address, options.udpPort(), options.peerPort(), options.lenientIpv4() ? UdpLink.Ipv4Check.LENIENT
                 : UdpLink.Ipv4Check.STRICT, options.socketBuffer(), options.socketBuffer())
             : LinkFactory.open(options.link(), address);
         try {
@@ -137,6 +144,17 @@ final class RoceDevice implements Runnable {
         synchronized (DEVICES) {
             RoceDevice d = DEVICES.get(key);
             if (d == null) {
+                Thread leaving = CLOSING.get(key);
+                if (leaving != null) {
+                    // the last adapter of the device that had this address just closed: its engine closes the socket
+                    // as it ends; bind only after that
+                    try {
+                        leaving.join(2_000);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    CLOSING.remove(key, leaving);
+                }
                 d = new RoceDevice(key, address, options);
                 DEVICES.put(key, d);
             }
@@ -152,13 +170,16 @@ final class RoceDevice implements Runnable {
                 return;
             }
             DEVICES.remove(key);
+            CLOSING.put(key, thread);
         }
         closed = true;
         selector.wakeup();
-        try {
-            thread.join(2_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (Thread.currentThread() != thread) {
+            try {
+                thread.join(2_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -224,8 +245,22 @@ final class RoceDevice implements Runnable {
     }
 
     void kick(RoceQp q) {
-        kicks.add(q);
+        RoceQp head;
+        do {
+            head = kicks.get();
+            q.nextKick = head;
+        } while (!kicks.compareAndSet(head, q));
         wake();
+    }
+
+    /** A connected probe socket of the connection requests to one destination (see {@link UdpLink#openProbe}). */
+    private static final class Probe {
+        final java.nio.channels.DatagramChannel channel;
+        final ArrayList<RoceQp> waiting = new ArrayList<>(1);
+
+        Probe(java.nio.channels.DatagramChannel channel) {
+            this.channel = channel;
+        }
     }
 
     private void wake() {
@@ -274,7 +309,7 @@ final class RoceDevice implements Runnable {
                 long next = timers(now);
                 if (!work && ready.isEmpty()) {
                     sleeping = true;
-                    if (commands.isEmpty() && kicks.isEmpty() && !closed) {
+                    if (commands.isEmpty() && kicks.get() == null && !closed) {
                         long waitMillis = next == Long.MAX_VALUE ? MAX_WAIT_MILLIS
                             : Math.max(0, Math.min(MAX_WAIT_MILLIS, (next - now) / 1_000_000));
                         if (waitMillis == 0) {
@@ -305,11 +340,14 @@ final class RoceDevice implements Runnable {
                 LOG.log(Level.WARNING, "roce device " + key + ": a command failed", e);
             }
         }
-        RoceQp q;
-        while ((q = kicks.poll()) != null) {
+        RoceQp q = kicks.getAndSet(null);
+        while (q != null) {
+            RoceQp next = q.nextKick;
+            q.nextKick = null;
             q.kicked();
             ready(q);
             work = true;
+            q = next;
         }
         return work;
     }
@@ -374,7 +412,53 @@ final class RoceDevice implements Runnable {
         q.onPacket(in, 0, length, op.isResponse());
     }
 
+    private void pollProbes() {
+        if (probes.isEmpty()) {
+            return;
+        }
+        for (Probe p : new ArrayList<>(probes.values())) {
+            try {
+                probeIn.clear();
+                p.channel.read(probeIn);
+            } catch (java.net.PortUnreachableException e) {
+                for (RoceQp q : new ArrayList<>(p.waiting)) {
+                    if (q.cm != null && q.cm.state() == CmState.REQ_SENT) {
+                        q.cm.close();
+                        forget(q);
+                        q.activeHandler.onFailed(NtStatus.STATUS_HOST_UNREACHABLE,
+                            io.jndk.api.ConnectFailure.Reason.UNREACHABLE, "no RoCE device answers at "
+                                + q.peer.getHostAddress() + " (ICMP port unreachable for UDP port " + options.udpPort() + ")");
+                    }
+                }
+                closeProbe(q(p));
+            } catch (IOException e) {
+                // nothing to learn from it; the CM's retries and the connect deadline still run
+            }
+        }
+    }
+
+    private InetAddress q(Probe p) {
+        for (Map.Entry<InetAddress, Probe> e : probes.entrySet()) {
+            if (e.getValue() == p) {
+                return e.getKey();
+            }
+        }
+        return null;
+    }
+
+    private void closeProbe(InetAddress a) {
+        Probe p = a == null ? null : probes.remove(a);
+        if (p != null) {
+            try {
+                p.channel.close();
+            } catch (IOException e) {
+                // closing anyway
+            }
+        }
+    }
+
     private long timers(long now) {
+        pollProbes();
         long next = cm.nextDeadline();
         if (next <= now) {
             next = cm.tick();
@@ -383,16 +467,22 @@ final class RoceDevice implements Runnable {
             RoceQp q = connecting.get(i);
             if (q.connectDeadline <= now) {
                 connecting.remove(i);
-                if (q.cm != null && q.cm.state() == CmState.REQ_SENT) {
+                if (q.active && q.cm != null && q.cm.state() == CmState.REQ_SENT) {
                     q.cm.close();
                     forget(q);
                     q.activeHandler.onFailed(NtStatus.STATUS_IO_TIMEOUT);
+                } else if (!q.active && q.cm != null && q.cm.state() == CmState.REP_SENT) {
+                    q.cm.close(); // REJ: the active side's CompleteConnect is aborted
+                    forget(q);
+                    q.end(false);
+                    q.passiveHandler.onFailed(NtStatus.STATUS_IO_TIMEOUT);
                 }
             } else {
                 next = Math.min(next, q.connectDeadline);
             }
         }
-        for (RoceQp q : qps.values()) {
+        for (int i = 0; i < live.size(); i++) {
+            RoceQp q = live.get(i);
             long d = q.nextDeadline();
             if (d <= now) {
                 q.onTimer(now);
@@ -404,7 +494,7 @@ final class RoceDevice implements Runnable {
     }
 
     private void shutdownEngine() {
-        for (RoceQp q : new ArrayList<>(qps.values())) {
+        for (RoceQp q : new ArrayList<>(live)) {
             q.fail(NtStatus.STATUS_CONNECTION_RESET, 0, false, io.jndk.api.DisconnectReason.CONNECTION_RESET);
         }
         try {
@@ -416,6 +506,9 @@ final class RoceDevice implements Runnable {
             link.close();
         } catch (IOException e) {
             LOG.log(Level.FINE, "closing " + link, e);
+        }
+        synchronized (DEVICES) {
+            CLOSING.remove(key, thread);
         }
     }
 
@@ -437,7 +530,13 @@ final class RoceDevice implements Runnable {
         int length = encoder.finish();
         count(Counter.GSI_OUT);
         try {
-            link.send(addressOf(destination), GsiPacket.RXE_SOURCE_PORT, gsiOut, 0, length);
+            InetAddress to = addressOf(destination);
+            Probe p = probes.get(to);
+            if (p != null && link instanceof UdpLink u) {
+                u.sendVia(p.channel, to, gsiOut, 0, length);
+            } else {
+                link.send(to, GsiPacket.RXE_SOURCE_PORT, gsiOut, 0, length);
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -459,8 +558,10 @@ final class RoceDevice implements Runnable {
     }
 
     void forget(RoceQp q) {
+        settled(q);
         if (qps.get(q.qpn) == q) {
             qps.remove(q.qpn);
+            live.remove(q);
         }
         if (q.cm != null) {
             byCm.remove(q.cm);
@@ -472,6 +573,17 @@ final class RoceDevice implements Runnable {
 
     // ---- connection set-up (engine thread) ----------------------------------------------------
 
+    /** The connection request of {@code q} is answered (or given up): its probe is not needed for it any more. */
+    private void settled(RoceQp q) {
+        if (!q.active) {
+            return;
+        }
+        Probe p = probes.get(q.peer);
+        if (p != null && p.waiting.remove(q) && p.waiting.isEmpty()) {
+            closeProbe(q.peer);
+        }
+    }
+
     private void startConnect(InetSocketAddress source, InetSocketAddress destination, ConnectRequest request,
             ActiveHandler handler) {
         int qpn = allocateQpn();
@@ -479,7 +591,23 @@ final class RoceDevice implements Runnable {
         q.activeHandler = handler;
         q.cm = cm.newConnection(this::onCmEvent);
         qps.put(qpn, q);
+        live.add(q);
         byCm.put(q.cm, q);
+        if (link instanceof UdpLink u) {
+            Probe p = probes.get(q.peer);
+            if (p == null) {
+                try {
+                    p = new Probe(u.openProbe(q.peer));
+                    probes.put(q.peer, p);
+                } catch (IOException e) {
+                    forget(q);
+                    handler.onFailed(NtStatus.STATUS_HOST_UNREACHABLE, io.jndk.api.ConnectFailure.Reason.UNREACHABLE,
+                        "no route to " + q.peer.getHostAddress() + ": " + e.getMessage());
+                    return;
+                }
+            }
+            p.waiting.add(q);
+        }
         int psn = newPsn();
         CmStatus s;
         try {
@@ -528,7 +656,7 @@ final class RoceDevice implements Runnable {
 
     /** Engine: accepts a request with {@code port}. */
     void accept(RoceIncoming request, byte[] privateData, int ird, int ord, QpPort port,
-            io.jndk.provider.spi.PassiveHandler handler) {
+            io.jndk.provider.spi.PassiveHandler handler, long acceptTimeoutMillis) {
         IncomingConnect ic = request.connect;
         if (request.connection.state() != CmState.REQ_RECEIVED) {
             handler.onFailed(NtStatus.STATUS_CONNECTION_ABORTED);
@@ -542,6 +670,7 @@ final class RoceDevice implements Runnable {
         int pathMtu = Math.min(mtu, RoceOptions.mtuSize(ic.pathMtu()));
         q.build(port, pathMtu, ic.remoteQpn(), psn, ic.startingPsn());
         qps.put(qpn, q);
+        live.add(q);
         byCm.put(q.cm, q);
         CmStatus s = q.cm.accept(new io.jndk.roce.cm.AcceptParams(qpn, psn, Math.min(255, ird), Math.min(255, ord),
             privateData));
@@ -549,7 +678,10 @@ final class RoceDevice implements Runnable {
             forget(q);
             q.end(false);
             handler.onFailed(status(s));
+            return;
         }
+        q.connectDeadline = System.nanoTime() + acceptTimeoutMillis * 1_000_000;
+        connecting.add(q);
     }
 
     /** Engine: the passive consumer gave up an accepted connection that is not established yet. */
@@ -575,7 +707,7 @@ final class RoceDevice implements Runnable {
                     c.reject(null);
                     return;
                 }
-                l.handler().onRequest(new RoceIncoming(this, c, rr.request()));
+                l.handler().onRequest(new RoceIncoming(this, c, rr.request(), l.owner().acceptTimeoutMillis()));
             }
             case CmEvent.ReplyReceived rep -> {
                 if (q == null) {
@@ -583,12 +715,14 @@ final class RoceDevice implements Runnable {
                     return;
                 }
                 connecting.remove(q);
+                settled(q);
                 q.reply = rep.reply();
                 ConnectReply r = rep.reply();
                 q.activeHandler.onReply(q, q.local, r.privateData(), r.responderResources(), r.initiatorDepth());
             }
             case CmEvent.Established est -> {
                 if (q != null) {
+                    connecting.remove(q);
                     q.established();
                     q.passiveHandler.onEstablished(q);
                 }

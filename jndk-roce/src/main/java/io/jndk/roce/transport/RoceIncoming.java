@@ -21,8 +21,10 @@ final class RoceIncoming implements IncomingRequest {
     final IncomingConnect connect;
     private final InetSocketAddress local;
     private final InetSocketAddress remote;
+    private final long acceptTimeoutMillis;
 
-    RoceIncoming(RoceDevice device, CmConnection connection, IncomingConnect connect) {
+    RoceIncoming(RoceDevice device, CmConnection connection, IncomingConnect connect, long acceptTimeoutMillis) {
+        this.acceptTimeoutMillis = acceptTimeoutMillis;
         this.device = device;
         this.connection = connection;
         this.connect = connect;
@@ -63,7 +65,8 @@ final class RoceIncoming implements IncomingRequest {
 
     @Override
     public void accept(byte[] privateData, int inboundReadLimit, int outboundReadLimit, QpPort qp, PassiveHandler handler) {
-        device.execute(() -> device.accept(this, privateData, inboundReadLimit, outboundReadLimit, qp, handler));
+        device.execute(() -> device.accept(this, privateData, inboundReadLimit, outboundReadLimit, qp, handler,
+            acceptTimeoutMillis));
     }
 
     @Override

@@ -9,18 +9,21 @@ import java.util.Map;
  * {@code icrc.ipv4}, buffers) are those of the adapter that opened the device first.
  *
  * @param udpPort the UDP port every device of the fabric uses ({@code udp.port}, default 4791)
+ * @param peerPort the UDP port packets are sent to ({@code udp.peer.port}, default {@code udp.port}; another value
+ *     puts a relay between two devices of one host)
  * @param link {@code udp} (a UDP socket, default) or a frame-level link specification ({@code dgram:...})
  * @param mtu the largest path MTU this device offers ({@code mtu}: 256, 512, 1024, 2048, 4096; 0 = from the
  *     interface's MTU, as rxe)
  * @param ackTimeout the local ACK timeout exponent ({@code ack.timeout}, 4.096 us x 2^t; default 14, 67 ms)
  * @param retryCount transport retries ({@code retry}, 0-7, default 7)
- * @param rnrRetry RNR retries ({@code rnr.retry}, 0-7, 7 = for ever as on rdma_cm; default 7)
- * @param minRnrTimer the RNR NAK timer code this side's RNR NAKs carry ({@code rnr.timer}, default 1: 0.01 ms)
+ * @param rnrRetry RNR retries ({@code rnr.retry}, 0-7, 7 = for ever as on rdma_cm; default 6: NDKPI makes a Send
+ *     with no receive posted a remote error, so the wait is bounded, about 6 x 0.64 ms)
+ * @param minRnrTimer the RNR NAK timer code this side's RNR NAKs carry ({@code rnr.timer}, default 12: 0.64 ms)
  * @param sendQueueDepth requests one QP may have on the wire ({@code sq.depth}, default 1024)
  * @param lenientIpv4 accept IPv4 packets whose ICRC cannot be checked ({@code icrc.ipv4=lenient}; default strict)
  * @param socketBuffer SO_RCVBUF and SO_SNDBUF asked for ({@code udp.buffer}, bytes; default 4 MiB, 0 = system's)
  */
-record RoceOptions(int udpPort, String link, int mtu, int ackTimeout, int retryCount, int rnrRetry, int minRnrTimer,
+record RoceOptions(int udpPort, int peerPort, String link, int mtu, int ackTimeout, int retryCount, int rnrRetry, int minRnrTimer,
         int sendQueueDepth, boolean lenientIpv4, int socketBuffer) {
 
     static RoceOptions of(Map<String, String> o) {
@@ -33,12 +36,13 @@ record RoceOptions(int udpPort, String link, int mtu, int ackTimeout, int retryC
             throw new IllegalArgumentException("adapter option icrc.ipv4=" + icrc + ": not strict or lenient");
         }
         String link = o == null ? null : o.get("link");
-        return new RoceOptions((int) OptionValues.number(o, "udp.port", RoceLink.ROCE_PORT, 1, 65535),
+        int udpPort = (int) OptionValues.number(o, "udp.port", RoceLink.ROCE_PORT, 1, 65535);
+        return new RoceOptions(udpPort, (int) OptionValues.number(o, "udp.peer.port", udpPort, 1, 65535),
             link == null ? "udp" : link, mtu,
             (int) OptionValues.number(o, "ack.timeout", 14, 1, 31),
             (int) OptionValues.number(o, "retry", 7, 0, 7),
-            (int) OptionValues.number(o, "rnr.retry", 7, 0, 7),
-            (int) OptionValues.number(o, "rnr.timer", 1, 0, 31),
+            (int) OptionValues.number(o, "rnr.retry", 6, 0, 7),
+            (int) OptionValues.number(o, "rnr.timer", 12, 0, 31),
             (int) OptionValues.number(o, "sq.depth", 1024, 1, 1 << 16),
             "lenient".equals(icrc),
             (int) OptionValues.number(o, "udp.buffer", 4 << 20, 0, Integer.MAX_VALUE));

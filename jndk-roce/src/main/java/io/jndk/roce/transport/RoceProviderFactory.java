@@ -10,6 +10,7 @@ import java.io.UncheckedIOException;
 
 /** The {@code roce} transport's adapter factory: the provider's verbs engine over a {@link RoceTransport}. */
 public final class RoceProviderFactory implements NdkProviderFactory {
+    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(RoceProviderFactory.class.getName());
 
     /** For {@link java.util.ServiceLoader}. */
     public RoceProviderFactory() {
@@ -26,6 +27,7 @@ public final class RoceProviderFactory implements NdkProviderFactory {
         try {
             transport = new RoceTransport(parameters.address(), parameters.options());
         } catch (UncheckedIOException e) {
+            LOG.warning(e.getMessage()); // the status alone cannot say which address or why
             return NtStatus.NDIS_STATUS_RESOURCES;
         }
         int status = NtStatus.NDIS_STATUS_RESOURCES;

@@ -62,6 +62,9 @@ final class RoceQp implements WireConnection, RemoteAccess, ReceiveSource, SendC
         boolean valid;
     }
 
+    /** The RC Acknowledge opcode. */
+    private static final int ACKNOWLEDGE = 0x11;
+
     final RoceDevice device;
     final boolean active;
     final int qpn;
@@ -80,8 +83,10 @@ final class RoceQp implements WireConnection, RemoteAccess, ReceiveSource, SendC
     /** Active: the REP, and the first PSN this side sends. */
     ConnectReply reply;
     int sendPsn;
-    /** The active side's connection deadline (nanoseconds), until the reply. */
+    /** The active side's connection deadline until the reply, the passive side's until established (nanoseconds). */
     long connectDeadline = Long.MAX_VALUE;
+    /** The device's kick stack. */
+    RoceQp nextKick;
 
     private volatile QpPort port;
     /** The peer abandoned the connection before {@link #start}. */
@@ -201,8 +206,8 @@ final class RoceQp implements WireConnection, RemoteAccess, ReceiveSource, SendC
         device.execute(() -> {
             ended = true; // the provider knows: nothing is reported back
             stopData();
-            disconnectCm();
-            end(true);
+            resetCm();
+            end(false);
         });
     }
 
@@ -287,8 +292,8 @@ final class RoceQp implements WireConnection, RemoteAccess, ReceiveSource, SendC
             if (r == QpPort.FAILED) {
                 ended = true; // the provider completed the local error and knows
                 stopData();
-                disconnectCm();
-                end(true);
+                resetCm();
+                end(false);
                 return;
             }
             h.local.set(w.local);
@@ -313,7 +318,9 @@ final class RoceQp implements WireConnection, RemoteAccess, ReceiveSource, SendC
 
     @Override
     public void send(ByteBuffer buffer, int offset, int length) {
-        counters.fpduOut();
+        if (framed(buffer, offset)) {
+            counters.fpduOut();
+        }
         device.transmit(peer, sourcePort, buffer, offset, length);
     }
 
@@ -323,7 +330,9 @@ final class RoceQp implements WireConnection, RemoteAccess, ReceiveSource, SendC
             device.count(RoceDevice.Counter.DROPPED_CLOSED);
             return;
         }
-        counters.fpduIn();
+        if (framed(buffer, offset)) {
+            counters.fpduIn();
+        }
         if (!established && !active) {
             cm.dataArrived();
         }
@@ -338,6 +347,14 @@ final class RoceQp implements WireConnection, RemoteAccess, ReceiveSource, SendC
             }
         }
         device.ready(this);
+    }
+
+    /**
+     * What the FPDU counters count on this wire: data-bearing packets and error NAKs (the Terminate's counterpart),
+     * not plain ACKs or RNR NAKs.
+     */
+    private static boolean framed(ByteBuffer buffer, int offset) {
+        return (buffer.get(offset) & 0xFF) != ACKNOWLEDGE || (buffer.get(offset + 12) & 0xE0) == 0x60;
     }
 
     long nextDeadline() {
@@ -377,11 +394,13 @@ final class RoceQp implements WireConnection, RemoteAccess, ReceiveSource, SendC
             case FLUSHED -> {
                 // the provider flushes its own queue when it hears of the failure
             }
-            case RETRY_EXCEEDED, RNR_RETRY_EXCEEDED ->
-                fail(NtStatus.STATUS_IO_TIMEOUT, 0, false, DisconnectReason.TIMEOUT);
-            case REMOTE_ACCESS_ERROR ->
-                fail(NtStatus.STATUS_REMOTE_RESOURCES, operation == RcOperation.RDMA_READ ? Term.RDMAP_ACCESS_RIGHTS
-                    : Term.DDP_TAGGED_BASE_BOUNDS, false, DisconnectReason.TERMINATE_RECEIVED);
+            case RETRY_EXCEEDED -> fail(NtStatus.STATUS_IO_TIMEOUT, 0, false, DisconnectReason.TIMEOUT);
+            case RNR_RETRY_EXCEEDED -> // NDKPI: a Send with no receive posted is a remote error
+                fail(NtStatus.STATUS_REMOTE_RESOURCES, Term.DDP_UNTAGGED_NO_BUFFER, false,
+                    DisconnectReason.TERMINATE_RECEIVED);
+            case REMOTE_ACCESS_ERROR -> // the NAK carries no cause: the class, as an unknown token
+                fail(NtStatus.STATUS_REMOTE_RESOURCES, operation == RcOperation.RDMA_READ ? Term.RDMAP_INVALID_STAG
+                    : Term.DDP_TAGGED_INVALID_STAG, false, DisconnectReason.TERMINATE_RECEIVED);
             case REMOTE_INVALID_REQUEST ->
                 fail(NtStatus.STATUS_REMOTE_RESOURCES, operation == RcOperation.RDMA_WRITE || operation
                     == RcOperation.RDMA_READ ? Term.DDP_TAGGED_BASE_BOUNDS : Term.DDP_UNTAGGED_TOO_LONG, false,
@@ -458,8 +477,12 @@ final class RoceQp implements WireConnection, RemoteAccess, ReceiveSource, SendC
     @Override
     public LocalBuffer take() {
         int term = port.beginReceive(cursorOut);
+        if (term == Term.DDP_UNTAGGED_NO_BUFFER) {
+            return null; // none posted: RNR NAK
+        }
         if (term != 0) {
-            return null; // none posted (RNR NAK), or the QP is failing
+            lastTerm = term; // the receive failed its local checks (the port completed it), or the QP is failing
+            return FAILED;
         }
         receiving = true;
         receiveEnded = false;
@@ -503,8 +526,8 @@ final class RoceQp implements WireConnection, RemoteAccess, ReceiveSource, SendC
         if (responder != null) {
             responder.poll(this, 64);
         }
-        disconnectCm();
-        end(true);
+        resetCm();
+        end(false);
     }
 
     /** The peer's DREQ (or REJ on an established connection). */
@@ -540,6 +563,13 @@ final class RoceQp implements WireConnection, RemoteAccess, ReceiveSource, SendC
     private void disconnectCm() {
         if (cm != null) {
             cm.disconnect(null);
+        }
+    }
+
+    /** An abortive end: the peer's QP fails and flushes (a REJ on the established connection). */
+    private void resetCm() {
+        if (cm != null) {
+            cm.reset();
         }
     }
 

@@ -25,7 +25,10 @@ public final class RoceTransport implements WireTransport {
     /** A listening port: its handler and the adapter that listens. */
     record Listening(ListenHandler handler, RoceTransport owner) {}
 
+    /** As the loopback transport: how long an accepted connection waits for the requester's CompleteConnect. */
+    static final long DEFAULT_ACCEPT_TIMEOUT_MS = 60_000;
     private final RoceDevice device;
+    private final long acceptTimeoutMillis;
     private final AtomicBoolean shut = new AtomicBoolean();
 
     /**
@@ -36,6 +39,8 @@ public final class RoceTransport implements WireTransport {
      */
     public RoceTransport(InetAddress address, Map<String, String> options) {
         RoceOptions o = RoceOptions.of(options);
+        this.acceptTimeoutMillis = io.jndk.provider.spi.OptionValues.number(options, "accept.timeout.ms",
+            DEFAULT_ACCEPT_TIMEOUT_MS, 1, Long.MAX_VALUE);
         try {
             this.device = RoceDevice.acquire(address, o);
         } catch (IOException e) {
@@ -104,6 +109,10 @@ public final class RoceTransport implements WireTransport {
         if (shut.compareAndSet(false, true)) {
             device.release();
         }
+    }
+
+    long acceptTimeoutMillis() {
+        return acceptTimeoutMillis;
     }
 
     RoceDevice device() {

@@ -39,6 +39,7 @@ public final class UdpLink implements RoceLink {
     private final DatagramChannel channel;
     private final InetAddress local;
     private final int port;
+    private final int peerPort;
     private final boolean ipv6;
     private final int local4;
     private final byte[] local6;
@@ -61,8 +62,18 @@ public final class UdpLink implements RoceLink {
      */
     public UdpLink(InetAddress address, int port, Ipv4Check ipv4Check, int receiveBuffer, int sendBuffer)
             throws IOException {
+        this(address, port, port, ipv4Check, receiveBuffer, sendBuffer);
+    }
+
+    /**
+     * Binds {@code address}:{@code port} and sends to the peers' {@code peerPort} (the same on a real fabric; another
+     * one puts a relay between devices of one host, as the loss tests do).
+     */
+    public UdpLink(InetAddress address, int port, int peerPort, Ipv4Check ipv4Check, int receiveBuffer,
+            int sendBuffer) throws IOException {
         this.local = address;
         this.port = port;
+        this.peerPort = peerPort;
         this.ipv6 = address instanceof Inet6Address;
         this.ipv4Check = ipv4Check;
         this.local4 = ipv6 ? 0 : ipv4(address);
@@ -102,12 +113,12 @@ public final class UdpLink implements RoceLink {
     @Override
     public boolean send(InetAddress destination, int sourcePort, ByteBuffer buffer, int offset, int length)
             throws IOException {
-        int crc = ipv6 ? icrc.ipv6(local6, v6(destination), port, port, buffer, offset, length)
-            : icrc.ipv4(local4, ipv4(destination), 0, Icrc.IPV4_DONT_FRAGMENT, port, port, buffer, offset, length);
+        int crc = ipv6 ? icrc.ipv6(local6, v6(destination), port, peerPort, buffer, offset, length)
+            : icrc.ipv4(local4, ipv4(destination), 0, Icrc.IPV4_DONT_FRAGMENT, port, peerPort, buffer, offset, length);
         Icrc.write(buffer, offset, length, crc);
         InetSocketAddress to = lastTo;
         if (to == null || !to.getAddress().equals(destination)) {
-            to = new InetSocketAddress(destination, port);
+            to = new InetSocketAddress(destination, peerPort);
             lastTo = to;
         }
         int position = buffer.position();
@@ -119,6 +130,42 @@ public final class UdpLink implements RoceLink {
                 return false;
             }
             return true;
+        } finally {
+            buffer.limit(limit).position(position);
+        }
+    }
+
+    /**
+     * A connected socket to {@code destination}'s RoCE port for a connection request: a datagram sent through it to
+     * an address where no socket listens brings back ICMP port unreachable, which only a connected socket reports
+     * (a {@link java.net.PortUnreachableException} from its next read) — the socket path's way to tell "no RoCE device
+     * there" at once instead of after the CM's retries.
+     */
+    DatagramChannel openProbe(InetAddress destination) throws IOException {
+        DatagramChannel c = DatagramChannel.open(ipv6 ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET);
+        try {
+            c.bind(new InetSocketAddress(local, 0));
+            c.connect(new InetSocketAddress(destination, peerPort));
+            c.configureBlocking(false);
+        } catch (IOException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
+        return c;
+    }
+
+    /** Sends one packet through a probe socket (its own source port goes into the ICRC). */
+    void sendVia(DatagramChannel probe, InetAddress destination, ByteBuffer buffer, int offset, int length)
+            throws IOException {
+        int from = ((InetSocketAddress) probe.getLocalAddress()).getPort();
+        int crc = ipv6 ? icrc.ipv6(local6, v6(destination), from, peerPort, buffer, offset, length)
+            : icrc.ipv4(local4, ipv4(destination), 0, Icrc.IPV4_DONT_FRAGMENT, from, peerPort, buffer, offset, length);
+        Icrc.write(buffer, offset, length, crc);
+        int position = buffer.position();
+        int limit = buffer.limit();
+        buffer.limit(offset + length).position(offset);
+        try {
+            probe.write(buffer);
         } finally {
             buffer.limit(limit).position(position);
         }
