@@ -51,6 +51,9 @@ final class UdpFaultRelay implements AutoCloseable {
     private volatile Faults faults = Faults.NONE;
     private volatile Random random = new Random(0);
     volatile boolean dropAll;
+    /** The destination QP and PSN of the last request packet forwarded toward B (the hostile tests aim with them). */
+    volatile int lastQpTowardB;
+    volatile int lastPsnTowardB;
 
     final AtomicLong forwarded = new AtomicLong();
     final AtomicLong dropped = new AtomicLong();
@@ -129,6 +132,10 @@ final class UdpFaultRelay implements AutoCloseable {
             return;
         }
         int opcode = p[0] & 0xFF;
+        if (data && countsAsRequest(p) && towardB) {
+            lastQpTowardB = destQp;
+            lastPsnTowardB = (p[9] & 0xFF) << 16 | (p[10] & 0xFF) << 8 | p[11] & 0xFF;
+        }
         if (data && countsAsRequest(p)) {
             long key = (towardB ? 1L << 48 : 0) | (long) destQp << 24 | ((p[9] & 0xFF) << 16 | (p[10] & 0xFF) << 8
                 | p[11] & 0xFF);
@@ -191,8 +198,32 @@ final class UdpFaultRelay implements AutoCloseable {
         }
     }
 
+    /**
+     * Sends a packet of the test's own toward B (as if A had sent it through the relay), with the ICRC for its
+     * headers, or with that ICRC's bits flipped.
+     */
+    void inject(byte[] p, boolean goodIcrc) throws IOException {
+        synchronized (this) {
+            if (goodIcrc) {
+                send(true, p);
+            } else {
+                DatagramChannel out = fromB;
+                int fromPort = ((InetSocketAddress) out.getLocalAddress()).getPort();
+                ByteBuffer b = ByteBuffer.wrap(p);
+                int a = ipv4(host);
+                Icrc.write(b, 0, p.length, ~icrc.ipv4(a, a, 0, Icrc.IPV4_DONT_FRAGMENT, fromPort, bPort, b, 0, p.length));
+                out.send(b, new InetSocketAddress(host, bPort));
+            }
+        }
+    }
+
+    /** Sends {@code p} toward B as it is (a truncated packet has no ICRC to compute). */
+    void injectRaw(byte[] p) throws IOException {
+        fromB.send(ByteBuffer.wrap(p), new InetSocketAddress(host, bPort));
+    }
+
     /** Forwards {@code p}: toward B from the socket B sends to, and the other way round. */
-    private void send(boolean towardB, byte[] p) throws IOException {
+    private synchronized void send(boolean towardB, byte[] p) throws IOException {
         DatagramChannel out = towardB ? fromB : fromA;
         int fromPort = ((InetSocketAddress) out.getLocalAddress()).getPort();
         int toPort = towardB ? bPort : aPort;

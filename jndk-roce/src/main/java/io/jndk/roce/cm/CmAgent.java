@@ -33,7 +33,7 @@ import java.util.function.LongSupplier;
  * <p>Robustness: a malformed MAD, one for an unknown connection or one that does not fit its connection's state
  * is counted and dropped, or answered statelessly where ib_cm answers (a REQ for a port without listener: REJ 8;
  * an unusable REQ: REJ 28; a REP for an unknown ID: REJ 6; a DREQ for an unknown ID: DREP). Passive connections not
- * yet established, or failed and held to absorb the peer's retries, are bounded by
+ * yet established are bounded by
  * {@link CmConfig#maxPendingRequests()}: a REQ beyond it gets REJ reason 3 (no resources) and leaves no state; all
  * connections are bounded by {@link CmConfig#maxConnections()}.
  */
@@ -86,6 +86,8 @@ public final class CmAgent {
     private final DisconnectReplyFlyweight drep = new DisconnectReplyFlyweight();
     private final CmaHeader cma = new CmaHeader();
     private int pendingRequests;
+    /** Passive connections held after a REJ, oldest first (entries may already be gone: checked when taken). */
+    private final java.util.ArrayDeque<CmConnection> heldRejections = new java.util.ArrayDeque<>();
     private long nextDeadline = CmConnection.NO_DEADLINE;
 
     /** A passive connection's key: the peer and the peer's communication ID. */
@@ -401,6 +403,9 @@ public final class CmAgent {
                 ConnectRejectFlyweight.REASON_CONSUMER);
             return;
         }
+        if (byLocalId.size() >= config.maxConnections()) {
+            evictHeldRejection();
+        }
         if (pendingRequests >= config.maxPendingRequests() || byLocalId.size() >= config.maxConnections()) {
             count(CmCounter.REQUEST_OVERFLOW);
             rejectStateless(from, m.header().transactionId(), 0, m.localCommId(), ConnectRejectFlyweight.REJECTED_REQ,
@@ -432,6 +437,22 @@ public final class CmAgent {
         c.state = CmState.REQ_RECEIVED;
         arm(c, 0, c.holdMillis);
         emit(c, new CmEvent.RequestReceived(c, c.request));
+    }
+
+    /**
+     * Makes room for a new request by forgetting the oldest passive connection held only to repeat its REJ to the
+     * peer's retries: a courtesy, which must not lock new requests out after a storm of rejected ones (the peer whose
+     * held rejection is forgotten gets REJ "stale connection" or none at its next retry, and gives up all the same).
+     */
+    private void evictHeldRejection() {
+        while (!heldRejections.isEmpty()) {
+            CmConnection c = heldRejections.pollFirst();
+            if (c.state == CmState.TIMEWAIT && byLocalId.get(c.localCommId) == c) {
+                count(CmCounter.REQUEST_OVERFLOW);
+                release(c);
+                return;
+            }
+        }
     }
 
     private IncomingConnect incoming(Gid from, ConnectRequestFlyweight m, int ipVersion) {
@@ -691,7 +712,16 @@ public final class CmAgent {
         c.retainedKind = CmAttribute.REJ;
         count(CmCounter.REJECTS_SENT);
         sendRetained(c);
+        // decided: held only to answer the peer's retries with the REJ, counted among the connections (bounded by
+        // maxConnections) but no longer among the pending requests, so rejected requests do not lock new ones out
+        unpend(c);
         enterTimewait(c, c.active ? CmConfig.millis(config.localAckTimeout()) : c.holdMillis);
+        if (!c.active) {
+            while (!heldRejections.isEmpty() && byLocalId.get(heldRejections.peekFirst().localCommId) != heldRejections.peekFirst()) {
+                heldRejections.pollFirst(); // released already (its hold ended): holds end about in order
+            }
+            heldRejections.addLast(c);
+        }
     }
 
     /** The REJ ib_cm sends when a connecting ID is destroyed or gives up: reason 4, the CA GUID as ARI. */

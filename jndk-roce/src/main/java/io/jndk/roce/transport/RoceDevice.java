@@ -100,6 +100,7 @@ final class RoceDevice implements Runnable {
     private final ByteBuffer in;
     private final ByteBuffer gsiOut = ByteBuffer.allocateDirect(GsiPacket.LENGTH + 64);
     private final SecureRandom random = new SecureRandom();
+    private final RocePcap pcap;
     private int references;
     private int nextQpn;
     private int gsiPsn;
@@ -120,6 +121,7 @@ final class RoceDevice implements Runnable {
             this.in = ByteBuffer.allocateDirect(65536);
             this.selector = Selector.open();
             link.channel().register(selector, SelectionKey.OP_READ);
+            this.pcap = options.pcap() == null ? null : new RocePcap(java.nio.file.Path.of(options.pcap()));
         } catch (IOException | RuntimeException e) {
             link.close();
             throw e;
@@ -381,6 +383,9 @@ final class RoceDevice implements Runnable {
             }
             work = true;
             count(Counter.PACKETS_IN);
+            if (pcap != null) {
+                pcap.packet(link.source(), link.sourcePort(), address, link.localPort(), in, 0, length);
+            }
             dispatch(length);
         }
         return work;
@@ -507,6 +512,13 @@ final class RoceDevice implements Runnable {
         } catch (IOException e) {
             LOG.log(Level.FINE, "closing " + link, e);
         }
+        if (pcap != null) {
+            try {
+                pcap.close();
+            } catch (IOException e) {
+                LOG.log(Level.FINE, "closing the capture", e);
+            }
+        }
         synchronized (DEVICES) {
             CLOSING.remove(key, thread);
         }
@@ -517,6 +529,10 @@ final class RoceDevice implements Runnable {
         try {
             if (link.send(peer, sourcePort, buffer, offset, length)) {
                 count(Counter.PACKETS_OUT);
+                if (pcap != null) {
+                    pcap.packet(address, link instanceof UdpLink ? link.localPort() : sourcePort, peer, link.peerPort(),
+                        buffer, offset, length);
+                }
             }
         } catch (IOException e) {
             LOG.log(Level.FINE, "roce send to " + peer + " failed", e);
@@ -532,10 +548,16 @@ final class RoceDevice implements Runnable {
         try {
             InetAddress to = addressOf(destination);
             Probe p = probes.get(to);
+            int from;
             if (p != null && link instanceof UdpLink u) {
                 u.sendVia(p.channel, to, gsiOut, 0, length);
+                from = ((InetSocketAddress) p.channel.getLocalAddress()).getPort();
             } else {
                 link.send(to, GsiPacket.RXE_SOURCE_PORT, gsiOut, 0, length);
+                from = link instanceof UdpLink ? link.localPort() : GsiPacket.RXE_SOURCE_PORT;
+            }
+            if (pcap != null) {
+                pcap.packet(address, from, to, link.peerPort(), gsiOut, 0, length);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);

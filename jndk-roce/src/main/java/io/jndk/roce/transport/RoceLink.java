@@ -44,6 +44,21 @@ public interface RoceLink extends AutoCloseable {
     /** The IP source address of the packet {@link #receive} last returned. */
     InetAddress source();
 
+    /** The UDP source port of the packet {@link #receive} last returned (for captures). */
+    default int sourcePort() {
+        return ROCE_PORT;
+    }
+
+    /** The UDP port this link receives on. */
+    default int localPort() {
+        return ROCE_PORT;
+    }
+
+    /** The UDP port packets are sent to. */
+    default int peerPort() {
+        return ROCE_PORT;
+    }
+
     /** Whether the link computes and checks every ICRC over the real IP and UDP headers. */
     boolean icrcExact();
 

@@ -11,6 +11,7 @@ import java.util.Map;
  * @param udpPort the UDP port every device of the fabric uses ({@code udp.port}, default 4791)
  * @param peerPort the UDP port packets are sent to ({@code udp.peer.port}, default {@code udp.port}; another value
  *     puts a relay between two devices of one host)
+ * @param pcap a capture file of every packet the device sends and receives ({@code pcap=FILE}), or null
  * @param link {@code udp} (a UDP socket, default) or a frame-level link specification ({@code dgram:...})
  * @param mtu the largest path MTU this device offers ({@code mtu}: 256, 512, 1024, 2048, 4096; 0 = from the
  *     interface's MTU, as rxe)
@@ -23,7 +24,7 @@ import java.util.Map;
  * @param lenientIpv4 accept IPv4 packets whose ICRC cannot be checked ({@code icrc.ipv4=lenient}; default strict)
  * @param socketBuffer SO_RCVBUF and SO_SNDBUF asked for ({@code udp.buffer}, bytes; default 4 MiB, 0 = system's)
  */
-record RoceOptions(int udpPort, int peerPort, String link, int mtu, int ackTimeout, int retryCount, int rnrRetry, int minRnrTimer,
+record RoceOptions(int udpPort, int peerPort, String pcap, String link, int mtu, int ackTimeout, int retryCount, int rnrRetry, int minRnrTimer,
         int sendQueueDepth, boolean lenientIpv4, int socketBuffer) {
 
     static RoceOptions of(Map<String, String> o) {
@@ -38,6 +39,7 @@ record RoceOptions(int udpPort, int peerPort, String link, int mtu, int ackTimeo
         String link = o == null ? null : o.get("link");
         int udpPort = (int) OptionValues.number(o, "udp.port", RoceLink.ROCE_PORT, 1, 65535);
         return new RoceOptions(udpPort, (int) OptionValues.number(o, "udp.peer.port", udpPort, 1, 65535),
+            o == null ? null : o.get("pcap"),
             link == null ? "udp" : link, mtu,
             (int) OptionValues.number(o, "ack.timeout", 14, 1, 31),
             (int) OptionValues.number(o, "retry", 7, 0, 7),

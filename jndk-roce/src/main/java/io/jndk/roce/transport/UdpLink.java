@@ -48,6 +48,7 @@ public final class UdpLink implements RoceLink {
     private final byte[] peer6 = new byte[16];
     private InetSocketAddress lastTo;
     private InetAddress source;
+    private int sourcePort;
     private long good;
     private long bad;
     private long unchecked;
@@ -211,6 +212,7 @@ public final class UdpLink implements RoceLink {
                 continue;
             }
             source = src;
+            sourcePort = f.getPort();
             return length;
         }
         return -1;
@@ -219,6 +221,21 @@ public final class UdpLink implements RoceLink {
     @Override
     public InetAddress source() {
         return source;
+    }
+
+    @Override
+    public int sourcePort() {
+        return sourcePort;
+    }
+
+    @Override
+    public int localPort() {
+        return port;
+    }
+
+    @Override
+    public int peerPort() {
+        return peerPort;
     }
 
     @Override
