@@ -1,19 +1,84 @@
 #!/usr/bin/env bash
 # Benchmark harness: measures raw Java NIO and memory-copy baselines (and iperf3/sockperf when installed), then jndk
-# over iwarp (CRC off and on, bandwidth and latency, 8-byte Write ping-pong polling and blocking), loopback, and
-# 1,000 QPs at once, fair service (Fairness), in one invocation on this machine, and prints each jndk figure beside its baseline with the
-# ratio and the target. Not run by CI (it takes a few minutes and wants a quiet machine).
+# over iwarp (CRC off and on, bandwidth and latency, 8-byte Write ping-pong polling and blocking), loopback, RoCEv2
+# over loopback UDP (against raw Java UDP of the same datagram size), and 1,000 QPs at once, fair service (Fairness),
+# in one invocation on this machine, and prints each jndk figure beside its baseline with the ratio and the target.
+# Not run by CI (it takes a few minutes and wants a quiet machine).
 # Usage: bench/run.sh [SECONDS per streaming run, default 2] [QPs for the scale run, default 1000]
+#   ROCE_ONLY=1 bench/run.sh ...   only the RoCE rows (the UDP baselines and the roce runs) and their report
+#   ROCE_PORT=N                    the roce device's UDP port (default 4791; another one keeps clear of a roce
+#                                  process already on 127.0.0.1:4791)
 # Writes bench/results/STAMP-*.jsonl (raw records), STAMP-summary.json and STAMP-bandwidth-vs-size.svg.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 SECS="${1:-2}"
 QPS="${2:-1000}"
+ROCE_ONLY="${ROCE_ONLY:-0}"
+ROCE_PORT="${ROCE_PORT:-4791}"
 R="$OUT/$STAMP"
 cd "$ROOT"
 echo "building..." >&2
 bench_build jndk-tools jndk-benchmarks
 raise_fd_limit
+
+# bounded LIMIT OUT CMD...: runs CMD with its stdout appended to OUT for at most LIMIT seconds. A run still going then
+# (a hang) gets a jstack into OUT.hung-PID.jstack, is killed, and the call fails (status 124) after saying so; the
+# harness goes on without its rows. (./jndk execs java, so the PID is the JVM's.)
+bounded() {
+    local limit="$1" out="$2"
+    shift 2
+    "$@" >> "$out" &
+    local pid=$! ticks=0
+    while kill -0 "$pid" 2>/dev/null && [ "$ticks" -lt $((limit * 10)) ]; do
+        sleep 0.1
+        ticks=$((ticks + 1))
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+        "$JAVA_HOME/bin/jstack" "$pid" > "$out.hung-$pid.jstack" 2>&1 || true
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+        echo "bench: did not finish within ${limit} s, killed (jstack: $out.hung-$pid.jstack): $*" >&2
+        return 124
+    fi
+    local rc=0
+    wait "$pid" || rc=$?
+    if [ "$rc" -ne 0 ]; then
+        echo "bench: exit status $rc: $*" >&2
+    fi
+    return "$rc"
+}
+
+# RoCE over loopback UDP: raw Java UDP (UdpBaseline: a stream of datagrams the size of a RoCE packet at the device's
+# path MTU, and an 8-byte spinning ping-pong), then jndk perf --transport roce (64 KiB Write, Read, Send, three runs
+# each: two adapters on 127.0.0.1 in one process, sharing its roce device) and the 8-byte Write ping-pong polling
+# (JndkLatency). Each jndk run is bounded (the transport is new): a hang leaves a jstack and the rest goes on.
+roce_runs() {
+    echo "baselines: raw Java UDP over 127.0.0.1 (RoCE-MTU datagram stream, 8-byte ping-pong)..." >&2
+    "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.UdpBaseline "$SECS" >> "$R-baselines.jsonl"
+    echo "jndk perf over roce (UDP port $ROCE_PORT)..." >&2
+    : > "$R-roce.jsonl"
+    for op in write read send; do
+        for _ in 1 2 3; do
+            bounded $((SECS + 60)) "$R-roce.jsonl" ./jndk perf --transport roce -O udp.port="$ROCE_PORT" --op "$op" \
+                -s 65536 -D "$SECS" --warmup 1 --json || true
+        done
+    done
+    echo "jndk 8-byte RDMA Write ping-pong over roce, polling..." >&2
+    : > "$R-latency-roce.jsonl"
+    bounded 120 "$R-latency-roce.jsonl" "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.JndkLatency 20000 roce \
+        modes=poll udp.port="$ROCE_PORT" || true
+}
+
+if [ "$ROCE_ONLY" = 1 ]; then
+    : > "$R-baselines.jsonl"
+    roce_runs
+    echo >&2
+    echo "machine: $(nproc) cores, $(uname -sr), $("$JAVA" -version 2>&1 | head -n1), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+    "$JAVA" -cp "$BENCH_CP" io.jndk.bench.Report "$R-summary.json" base="$R-baselines.jsonl" roce="$R-roce.jsonl" \
+        latency-roce="$R-latency-roce.jsonl"
+    echo "results: $R-*"
+    exit 0
+fi
 
 echo "baselines: raw Java NIO over 127.0.0.1, MemorySegment.copy..." >&2
 "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.NioBaseline "$SECS" > "$R-baselines.jsonl"
@@ -76,6 +141,7 @@ echo "jndk 8-byte RDMA Write ping-pong over iwarp: polling (poll=true), notifica
     >> "$R-latency.jsonl"
 echo "the same with the engine's defaults..." >&2
 "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.JndkLatency 20000 iwarp > "$R-latency-default.jsonl"
+roce_runs
 echo "jndk $QPS QPs over iwarp, shared engine (engine=shared)..." >&2
 "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.Scale "$QPS" "$SECS" 65536 2 iwarp engine=shared > "$R-scale.jsonl"
 
@@ -93,7 +159,8 @@ echo "machine: $(nproc) cores, $(uname -sr), $("$JAVA" -version 2>&1 | head -n1)
 "$JAVA" -cp "$BENCH_CP" io.jndk.bench.Report "$R-summary.json" svg="$R-bandwidth-vs-size.svg" \
     base="$R-baselines.jsonl" iwarp="$R-iwarp.jsonl" iwarp-crc="$R-iwarp-crc.jsonl" iwarp-poll="$R-iwarp-poll.jsonl" \
     iwarp-poll-crc="$R-iwarp-poll-crc.jsonl" loopback="$R-loopback.jsonl" latency="$R-latency.jsonl" \
-    latency-default="$R-latency-default.jsonl" scale="$R-scale.jsonl"
+    latency-default="$R-latency-default.jsonl" scale="$R-scale.jsonl" roce="$R-roce.jsonl" \
+    latency-roce="$R-latency-roce.jsonl"
 echo "fairness (8-byte Write p99 with and without the Read storm; target: within 5x):"
 cat "$R-fairness.jsonl"
 echo "CPU seconds per GB moved, 64 KiB Writes (target: within 1.2x of NIO's):"

@@ -15,7 +15,8 @@ import java.util.regex.Pattern;
 /**
  * Sets jndk's figures beside the baselines measured in the same run and prints the ratios against the
  * performance targets. Input: JSON-lines files given as {@code tag=file}; records with a {@code name} (NioBaseline,
- * JndkLatency, Scale, iperf3/sockperf summaries) are looked up by name, records with an {@code op}
+ * UdpBaseline, JndkLatency, Scale, iperf3/sockperf summaries) are looked up by name (with {@code .default} after it
+ * from a tag ending in {@code -default}, {@code .roce} from one ending in {@code -roce}), records with an {@code op}
  * ({@code jndk perf --json}) by {@code tag/op/size}. Output: a table on stdout, a JSON summary and, with
  * {@code svg=file}, the bandwidth-versus-size chart of the {@code iwarp} run.
  */
@@ -84,7 +85,8 @@ public final class Report {
         for (String line : Files.readAllLines(file)) {
             Map<String, String> m = parse(line);
             if (m.containsKey("name")) {
-                records.put(m.get("name") + (tag.endsWith("-default") ? ".default" : ""), m);
+                String suffix = tag.endsWith("-default") ? ".default" : tag.endsWith("-roce") ? ".roce" : "";
+                records.put(m.get("name") + suffix, m);
             } else if (m.containsKey("op")) {
                 repeated.computeIfAbsent(tag + "/" + m.get("op") + "/" + m.get("size"), k -> new ArrayList<>()).add(m);
             }
@@ -121,6 +123,19 @@ public final class Report {
         if (records.containsKey("scale")) {
             rows.add(new Row("1,000 QPs connection setup vs 10 s", num("scale", "setup_s"), 10, "s", false, 1.0));
         }
+        // roce (RoCEv2 over loopback UDP): against raw Java UDP of the same datagram size (UdpBaseline)
+        add("RoCE RDMA Write 64 KiB vs UDP stream of RoCE-MTU datagrams", "roce/write/65536", "gbytes_per_s",
+                "udp.stream.roce", "gbytes_per_s", "GB/s", 0.8);
+        add("RoCE RDMA Read 64 KiB vs UDP stream of RoCE-MTU datagrams", "roce/read/65536", "gbytes_per_s",
+                "udp.stream.roce", "gbytes_per_s", "GB/s", 0.8);
+        add("RoCE Send 64 KiB vs UDP stream of RoCE-MTU datagrams", "roce/send/65536", "gbytes_per_s",
+                "udp.stream.roce", "gbytes_per_s", "GB/s", 0.8);
+        add("RoCE RDMA Write 8 B RTT p50, polling vs UDP spinning ping-pong", "jndk.write8.poll.roce", "rtt_p50_us",
+                "udp.pingpong.spin", "rtt_p50_us", "us", -1.3);
+        add("info: RoCE RDMA Write 8 B RTT p99, polling vs UDP spinning ping-pong", "jndk.write8.poll.roce", "rtt_p99_us",
+                "udp.pingpong.spin", "rtt_p99_us", "us", Double.NaN);
+        add("info: UDP stream (RoCE-MTU datagrams) vs NIO TCP stream 64 KiB", "udp.stream.roce", "gbytes_per_s",
+                "nio.stream.64k", "gbytes_per_s", "GB/s", Double.NaN);
         add("info: RDMA Write 64 KiB, iwarp, engine threads vs NIO stream", "iwarp/write/65536", "gbytes_per_s",
                 "nio.stream.64k", "gbytes_per_s", "GB/s", Double.NaN);
         add("info: RDMA Write 64 KiB, iwarp, engine threads, CRC vs NIO + CRC32c", "iwarp-crc/write/65536",
@@ -177,6 +192,21 @@ public final class Report {
         }
         for (String key : List.of("iwarp/write/65536", "iwarp/send/65536", "iwarp/read/65536", "iwarp-crc/write/65536",
                 "iwarp-poll/write/65536", "iwarp-poll/send/65536", "iwarp-poll/read/65536", "iwarp-poll-crc/write/65536")) {
+            if (records.containsKey(key) && records.get(key).containsKey("runs")) {
+                Map<String, String> n = records.get(key);
+                System.out.printf(Locale.ROOT, "jndk %s over %s runs: median %s, min %s, max %s GB/s%n", key, n.get("runs"),
+                        n.get("gbytes_per_s"), n.get("min"), n.get("max"));
+            }
+        }
+        if (records.containsKey("udp.stream.roce")) {
+            Map<String, String> u = records.get("udp.stream.roce");
+            System.out.printf(Locale.ROOT, "UDP stream of %s B datagrams (RoCE MTU %s: BTH 12 + RETH 16 + %s + ICRC 4) over %s"
+                    + " runs: median %s, min %s, max %s GB/s of RoCE payload (%s GB/s of datagrams; sent %s GB/s, %.1f%%"
+                    + " lost)%n", u.get("datagram_bytes"), u.get("mtu"), u.get("mtu"), u.get("runs"), u.get("gbytes_per_s"),
+                    u.get("min"), u.get("max"), u.get("datagram_gbytes_per_s"), u.get("sent_gbytes_per_s"),
+                    100 * num("udp.stream.roce", "loss"));
+        }
+        for (String key : List.of("roce/write/65536", "roce/read/65536", "roce/send/65536")) {
             if (records.containsKey(key) && records.get(key).containsKey("runs")) {
                 Map<String, String> n = records.get(key);
                 System.out.printf(Locale.ROOT, "jndk %s over %s runs: median %s, min %s, max %s GB/s%n", key, n.get("runs"),

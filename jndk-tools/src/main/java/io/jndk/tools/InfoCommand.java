@@ -9,6 +9,7 @@ import io.jndk.api.NdkOpenParameters;
 import io.jndk.api.NdkRdmaTechnology;
 import io.jndk.tools.kit.Json;
 import io.jndk.tools.kit.Session;
+import io.jndk.tools.kit.Transports;
 import java.lang.reflect.RecordComponent;
 import java.net.InetAddress;
 import java.util.ArrayList;
@@ -25,24 +26,28 @@ import picocli.CommandLine.Option;
  * the port with its state, MTU and link layer; {@code -v} the device attributes that have an NDK counterpart and the
  * decoded capability flags; {@code -l} the devices), then NDK's own view beside it: every NDK_ADAPTER_INFO field with
  * the adapter flags decoded, the transports installed and the counters. jndk's devices are its transports:
- * {@code jndk0} is iwarp (the device perftest's header names), {@code jndk_lo} loopback (as siw's {@code siw_lo}).
+ * {@code jndk0} is iwarp (the device perftest's header names), {@code jndk_lo} loopback (as siw's {@code siw_lo}),
+ * {@code jndk_roce} roce (RoCEv2). {@code --transport all} shows every installed device one after another, as
+ * ibv_devinfo without {@code -d} does, then each transport's RDMA technology.
  */
 @Command(name = "info", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Show an adapter as ibv_devinfo shows a device, then its NDK_ADAPTER_INFO, transports and counters."},
         footer = {"", "Examples:", "  ./jndk info                       loopback (jndk_lo)",
                 "  ./jndk info -v --transport iwarp  jndk0 with every attribute and the decoded flags",
-                "  ./jndk info -l                    the devices", "  ./jndk info --transport loopback --json"})
+                "  ./jndk info -l                    the devices", "  ./jndk info --transport loopback --json",
+                "  ./jndk info --transport all       every device, and each transport's RDMA technology",
+                "  ./jndk info --transport roce      jndk_roce (RoCEv2 on 127.0.0.1, UDP port 4791)"})
 final class InfoCommand implements Callable<Integer> {
     /** ibv_device_cap_flags bits that hold for every jndk adapter (memory windows, fast registration). */
     static final int IBV_DEVICE_MEM_WINDOW = 1 << 17;
     static final int IBV_DEVICE_MEM_MGT_EXTENSIONS = 1 << 21;
 
-    @Option(names = "--transport", defaultValue = "loopback", description = "Transport: loopback or iwarp"
-            + " (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--transport", defaultValue = "loopback", description = "Transport: loopback, iwarp, roce, or all"
+            + " (every installed one, with its RDMA technology) (default: ${DEFAULT-VALUE}).")
     String transport;
 
     @Option(names = {"-d", "--ib-dev"}, paramLabel = "DEV", description = "The device by its name, as ibv_devinfo -d:"
-            + " jndk0 (iwarp) or jndk_lo (loopback); replaces --transport.")
+            + " jndk0 (iwarp), jndk_roce (roce) or jndk_lo (loopback); replaces --transport.")
     String device;
 
     @Option(names = {"-v", "--verbose"}, description = "Also every device attribute with an NDK counterpart, as"
@@ -57,7 +62,7 @@ final class InfoCommand implements Callable<Integer> {
 
     /** The device name of a transport. */
     static String deviceName(String transport) {
-        return transport.equals("iwarp") ? "jndk0" : "jndk_" + (transport.equals("loopback") ? "lo" : transport);
+        return Transports.device(transport);
     }
 
     @Override
@@ -83,6 +88,9 @@ final class InfoCommand implements Callable<Integer> {
                 return 2;
             }
         }
+        if (device == null && chosen.equals("all")) {
+            return all();
+        }
         if (!Ndk.transports().contains(chosen)) {
             System.err.println("jndk info: no transport " + chosen + " (installed: " + String.join(", ", Ndk.transports())
                     + ")");
@@ -96,27 +104,49 @@ final class InfoCommand implements Callable<Integer> {
         return 0;
     }
 
-    private String text(String transport, NdkAdapter a, NdkAdapterInfo info, InetAddress at) throws Exception {
-        StringBuilder sb = new StringBuilder();
-        for (Map.Entry<String, String> e : device(transport, info, at).entrySet()) {
-            String key = e.getKey();
-            if (key.equals("hca_id")) {
-                sb.append("hca_id:\t").append(e.getValue()).append('\n');
-                continue;
+    /**
+     * {@code --transport all}: each installed transport's device block (as ibv_devinfo prints every device without
+     * {@code -d}), then one line a transport with its device and NDK_ADAPTER_INFO.RdmaTechnology; with {@code --json}
+     * one object with a record a transport. A transport whose adapter cannot open (a roce device's UDP port taken by
+     * another process, say) is listed with the reason; the status is then 1.
+     */
+    private int all() {
+        InetAddress at = InetAddress.getLoopbackAddress();
+        StringBuilder blocks = new StringBuilder();
+        StringBuilder table = new StringBuilder();
+        List<String> names = Ndk.transports();
+        StringBuilder js = new StringBuilder("{\"transports\":").append(Json.list(names)).append(",\"devices\":[");
+        int status = 0;
+        for (int i = 0; i < names.size(); i++) {
+            String name = names.get(i);
+            js.append(i == 0 ? "" : ",").append("{\"transport\":").append(Json.str(name)).append(",\"hca_id\":")
+                    .append(Json.str(deviceName(name)));
+            try (NdkAdapter a = Session.open(name, at, Map.of())) {
+                NdkAdapterInfo info = a.info();
+                blocks.append(deviceText(name, info, at)).append('\n');
+                table.append(String.format(Locale.ROOT, "  %-10s %-10s %d (%s)%n", name, deviceName(name),
+                        info.rdmaTechnology(), technology(info.rdmaTechnology())));
+                js.append(",\"rdmaTechnology\":").append(info.rdmaTechnology()).append(",\"technology\":")
+                        .append(Json.str(technology(info.rdmaTechnology()))).append('}');
+            } catch (RuntimeException e) {
+                status = 1;
+                table.append(String.format(Locale.ROOT, "  %-10s %-10s %s%n", name, deviceName(name), e.getMessage()));
+                js.append(",\"error\":").append(Json.str(String.valueOf(e.getMessage()))).append('}');
             }
-            if (key.equals("port")) {
-                sb.append("\t\tport:\t1\n");
-                continue;
-            }
-            boolean portField = key.startsWith("port.");
-            String name = portField ? key.substring(5) : key;
-            if (name.startsWith("-") && !verbose) {
-                continue;
-            }
-            name = name.substring(name.startsWith("-") ? 1 : 0);
-            sb.append(portField ? "\t\t\t" : "\t").append(name).append(':').append(pad(name, portField)).append(e.getValue())
-                    .append('\n');
         }
+        if (json) {
+            System.out.println(js.append("]}"));
+        } else {
+            System.out.print(blocks);
+            System.out.printf(Locale.ROOT, "%d transport%s installed (NDK_ADAPTER_INFO.RdmaTechnology):%n", names.size(),
+                    names.size() == 1 ? "" : "s");
+            System.out.print(table);
+        }
+        return status;
+    }
+
+    private String text(String transport, NdkAdapter a, NdkAdapterInfo info, InetAddress at) throws Exception {
+        StringBuilder sb = new StringBuilder(deviceText(transport, info, at));
         sb.append("\nNDK adapter: ").append(transport).append(" on ").append(at.getHostAddress()).append(", NDKPI ")
                 .append(a.version()).append(" (transports installed: ").append(String.join(", ", Ndk.transports()))
                 .append(")\n\nNDK_ADAPTER_INFO\n");
@@ -137,6 +167,31 @@ final class InfoCommand implements Callable<Integer> {
         sb.append("\ncounters\n");
         for (NdkCounter c : NdkCounter.values()) {
             sb.append(String.format("  %-28s %d%n", c.label, a.counters().get(c)));
+        }
+        return sb.toString();
+    }
+
+    /** The device block as ibv_devinfo prints it (with {@code -v} every attribute). */
+    private String deviceText(String transport, NdkAdapterInfo info, InetAddress at) {
+        StringBuilder sb = new StringBuilder();
+        for (Map.Entry<String, String> e : device(transport, info, at).entrySet()) {
+            String key = e.getKey();
+            if (key.equals("hca_id")) {
+                sb.append("hca_id:\t").append(e.getValue()).append('\n');
+                continue;
+            }
+            if (key.equals("port")) {
+                sb.append("\t\tport:\t1\n");
+                continue;
+            }
+            boolean portField = key.startsWith("port.");
+            String name = portField ? key.substring(5) : key;
+            if (name.startsWith("-") && !verbose) {
+                continue;
+            }
+            name = name.substring(name.startsWith("-") ? 1 : 0);
+            sb.append(portField ? "\t\t\t" : "\t").append(name).append(':').append(pad(name, portField)).append(e.getValue())
+                    .append('\n');
         }
         return sb.toString();
     }
@@ -189,12 +244,14 @@ final class InfoCommand implements Callable<Integer> {
         d.put("-max_srq_sge", Integer.toString(info.maxReceiveRequestSge()));
         d.put("port", "1");
         d.put("port.state", "PORT_ACTIVE (4)");
-        d.put("port.max_mtu", "1024 (3)");
-        d.put("port.active_mtu", "1024 (3)");
+        // roce: the device's MTU on lo (the interface's MTU less the headers, at most 4096, as rxe); iwarp as siw
+        String mtu = transport.equals("roce") ? "4096 (5)" : "1024 (3)";
+        d.put("port.max_mtu", mtu);
+        d.put("port.active_mtu", mtu);
         d.put("port.sm_lid", "0");
         d.put("port.port_lid", "0");
         d.put("port.port_lmc", "0x00");
-        d.put("port.link_layer", transport.equals("iwarp") ? "Ethernet" : "Unspecified (in-JVM loopback)");
+        d.put("port.link_layer", transport.equals("loopback") ? "Unspecified (in-JVM loopback)" : "Ethernet");
         d.put("port.-max_msg_sz", String.format("0x%x", info.maxTransferLength()));
         d.put("port.-gid_tbl_len", "1");
         return d;

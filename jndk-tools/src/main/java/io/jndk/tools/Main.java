@@ -23,7 +23,7 @@ import picocli.CommandLine.Command;
 
 /** The {@code jndk} command. */
 @Command(name = "jndk", mixinStandardHelpOptions = true, version = "jndk 0.1.0",
-        description = "A pure-Java NDKPI provider over loopback and iWARP: tools.",
+        description = "A pure-Java NDKPI provider over loopback, iWARP and RoCEv2: tools.",
         subcommands = {PerfCommand.class, RpingCommand.class, IbWriteBwCommand.class, IbReadBwCommand.class,
                 IbSendBwCommand.class, IbWriteLatCommand.class, IbReadLatCommand.class, IbSendLatCommand.class,
                 InfoCommand.class, StatCommand.class, NdpingCommand.class, NdpingpongCommand.class, NdrpingCommand.class,

@@ -30,6 +30,30 @@ class InfoCountersTest {
         }
     }
 
+    /**
+     * The roce adapter is RoCEv2: NDK_ADAPTER_INFO.RdmaTechnology ROCE_V2 (4), an InfiniBand transport on an Ethernet
+     * link with lo's 4096-byte MTU; {@code --transport all} lists every installed transport with its technology.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void roceReportsRoceV2AndAllListsEachTransportsTechnology() throws Exception {
+        String roce = run("info", "--transport", "roce");
+        assertThat(roce).startsWith("hca_id:\tjndk_roce\n\ttransport:\t\t\tInfiniBand (0)\n")
+                .contains("\t\t\tactive_mtu:\t\t4096 (5)\n").contains("\t\t\tlink_layer:\t\tEthernet\n")
+                .contains("NDK adapter: roce on 127.0.0.1").containsPattern("(?m)^  rdmaTechnology +4 \\(ROCE_V2\\)$");
+        assertThat(run("info", "-d", "jndk_roce", "--json")).contains("\"hca_id\":\"jndk_roce\"")
+                .contains("\"rdmaTechnology\":4");
+        String all = run("info", "--transport", "all");
+        assertThat(all).contains("hca_id:\tjndk_lo\n").contains("hca_id:\tjndk0\n").contains("hca_id:\tjndk_roce\n")
+                .contains("3 transports installed (NDK_ADAPTER_INFO.RdmaTechnology):\n")
+                .containsPattern("(?m)^  iwarp +jndk0 +1 \\(IWARP\\)$")
+                .containsPattern("(?m)^  roce +jndk_roce +4 \\(ROCE_V2\\)$")
+                .doesNotContain("NDK_ADAPTER_INFO\n");
+        assertThat(run("info", "--transport", "all", "--json"))
+                .contains("{\"transport\":\"roce\",\"hca_id\":\"jndk_roce\",\"rdmaTechnology\":4,\"technology\":\"ROCE_V2\"}")
+                .contains("{\"transport\":\"iwarp\",\"hca_id\":\"jndk0\",\"rdmaTechnology\":1,\"technology\":\"IWARP\"}");
+    }
+
     /** ibv_devinfo's shape: the device, its port and state, MTU, the attributes with -v, the devices with -l. */
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -44,7 +68,7 @@ class InfoCountersTest {
                 .contains("\tdevice_cap_flags:\t\t0x00220000\n\t\t\t\t\tMEM_WINDOW\n\t\t\t\t\tMEM_MGT_EXTENSIONS\n")
                 .contains("\t\t\tmax_msg_sz:\t\t0x40000000\n")
                 .containsPattern("(?m)^  adapterFlags +0x[0-9A-F]{8}\n {27}IN_ORDER_DMA_SUPPORTED$");
-        assertThat(run("info", "-l")).isEqualTo("2 HCAs found:\n\tjndk_lo\n\tjndk0\n");
+        assertThat(run("info", "-l")).isEqualTo("3 HCAs found:\n\tjndk_lo\n\tjndk0\n\tjndk_roce\n");
         assertThat(run("info", "--json")).contains("\"device\":{\"hca_id\":\"jndk_lo\"").contains("\"port_state\":\"PORT_ACTIVE (4)\"")
                 .contains("\"adapterFlags\":[\"IN_ORDER_DMA_SUPPORTED\"");
         try (JndkProcess p = JndkProcess.start(java.util.List.of(), "info", "-d", "mlx5_0")) {

@@ -34,6 +34,27 @@ class PerfTwoProcessTest {
         assertThat(out).doesNotContain("FAILED").contains("All data verified");
     }
 
+    /**
+     * Over roce: the server's device on 127.0.0.1, the client's on 127.0.0.2 (each binds its address's UDP port
+     * 4791); Write, Read and Send of 4 KiB and 64 KiB, every byte verified.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void writeReadAndSendOverRoceBetweenTwoProcessesOnTwoAddresses() throws Exception {
+        try (JndkProcess server = JndkProcess.start(List.of(), "perf", "--server", "--transport", "roce", "--port", "0",
+                "--connections", "6")) {
+            int port = awaitListening(server);
+            try (JndkProcess client = JndkProcess.start(List.of(), "perf", "--client", "127.0.0.1", "--bind", "127.0.0.2",
+                    "--transport", "roce", "--port", "" + port, "--op", "write,read,send", "-s", "4096,65536", "-n", "200")) {
+                assertThat(client.await(Duration.ofSeconds(90))).as("client exit; output:%n%s", client.output()).isEqualTo(0);
+                assertVerifiedRows(client.output(), 6);
+                assertThat(client.output()).contains("jndk perf: roce transport, client 127.0.0.2 of the server at 127.0.0.1");
+            }
+            assertThat(server.await(RUN)).as("server exit; output:%n%s", server.output()).isEqualTo(0);
+            assertThat(server.output()).contains("(roce)").contains("400 messages of 65536 B checked: 400 good, 0 bad");
+        }
+    }
+
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void writeReadAndSendBetweenTwoProcessesVerifyEveryByte() throws Exception {

@@ -69,6 +69,38 @@ class RpingTwoProcessTest {
         }
     }
 
+    /**
+     * Over roce: each process's device binds its address's UDP port 4791, so the client connects from 127.0.0.2 (lo
+     * answers for all of 127/8); a hundred verified pings of 1 KiB, and --crc (MPA's) refused on roce.
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aHundredVerifiedPingsOverRoceFromASecondAddress() throws Exception {
+        try (JndkProcess server = JndkProcess.start(List.of(), "rping", "-s", "-a", "127.0.0.1", "-p", "0", "-S", "1024",
+                "-d", "--transport", "roce")) {
+            int port = awaitListening(server);
+            try (JndkProcess client = JndkProcess.start(List.of(), "rping", "-c", "-a", "127.0.0.1", "-I", "127.0.0.2", "-p",
+                    "" + port, "-C", "100", "-S", "1024", "-V", "-v", "--transport", "roce")) {
+                assertThat(client.await(RUN)).as("client exit; output:%n%s", client.output()).isEqualTo(0);
+                List<String> lines = client.output().lines().filter(l -> l.startsWith("ping data: ")).toList();
+                assertThat(lines).hasSize(100);
+                assertThat(lines.get(99)).isEqualTo(pingLine("ping data: ", 99, 1024));
+            }
+            assertThat(server.await(RUN)).as("server exit; output:%n%s", server.output()).isEqualTo(0);
+            assertThat(server.output()).contains("127.0.0.2:").contains(": 100 pings, " + 2L * 100 * 1024
+                    + " octets read and written");
+        }
+        try (JndkProcess p = JndkProcess.start(List.of(), "rping", "-s", "-a", "127.0.0.1", "--transport", "roce", "--crc")) {
+            assertThat(p.await(RUN)).isEqualTo(Failure.Kind.USAGE.exit);
+            assertThat(p.output()).contains("rping: --crc asks for MPA CRC32c on iWARP FPDUs, and the roce transport has"
+                    + " none");
+        }
+        try (JndkProcess p = JndkProcess.start(List.of(), "rping", "-s", "-a", "127.0.0.1", "--transport", "ib")) {
+            assertThat(p.await(RUN)).isEqualTo(Failure.Kind.USAGE.exit);
+            assertThat(p.output()).contains("rping: unknown --transport ib (iwarp or roce)");
+        }
+    }
+
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void tenVerifiedPingsOf64Octets() throws Exception {

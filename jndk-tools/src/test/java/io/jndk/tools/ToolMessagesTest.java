@@ -184,6 +184,35 @@ class ToolMessagesTest {
             assertThat(exit(p)).isEqualTo(Failure.Kind.USAGE.exit);
             assertThat(errLines(p)).singleElement().asString().contains("is an iwarp transport option and changes nothing");
         }
+        try (JndkProcess p = jndk("perf", "--transport", "roce", "-O", "mss=9000", "-n", "5", "-s", "8")) {
+            assertThat(exit(p)).isEqualTo(Failure.Kind.USAGE.exit);
+            assertThat(errLines(p)).containsExactly("jndk perf: -O mss=9000 is an iwarp transport option and changes"
+                    + " nothing on roce (add --transport iwarp, or leave it out)");
+        }
+        try (JndkProcess p = jndk("perf", "--transport", "iwarp", "-O", "udp.port=5000", "-n", "5", "-s", "8")) {
+            assertThat(exit(p)).isEqualTo(Failure.Kind.USAGE.exit);
+            assertThat(errLines(p)).containsExactly("jndk perf: -O udp.port=5000 is a roce transport option and changes"
+                    + " nothing on iwarp (add --transport roce, or leave it out)");
+        }
+        try (JndkProcess p = jndk("perf", "--transport", "roce", "-O", "mtu=1500", "-n", "5", "-s", "8")) {
+            assertThat(exit(p)).isEqualTo(Failure.Kind.USAGE.exit);
+            assertThat(errLines(p)).containsExactly("jndk perf: -O mtu=1500: mtu takes 0 (from the interface's MTU), 256,"
+                    + " 512, 1024, 2048 or 4096");
+        }
+        try (JndkProcess p = jndk("perf", "--transport", "roce", "-O", "udp.pot=5000", "-n", "5", "-s", "8")) {
+            assertThat(exit(p)).isEqualTo(Failure.Kind.USAGE.exit);
+            assertThat(errLines(p)).singleElement().asString().startsWith("jndk perf: unknown provider option -O udp.pot=5000;")
+                    .contains("udp.port, link, mtu, ack.timeout").doesNotContain("mss");
+        }
+        try (JndkProcess p = jndk("perf", "--transport", "roce", "--crc", "-n", "5", "-s", "8")) {
+            assertThat(exit(p)).isEqualTo(Failure.Kind.USAGE.exit);
+            assertThat(errLines(p)).singleElement().asString().startsWith("jndk perf: --crc asks for MPA CRC32c on iWARP"
+                    + " FPDUs, and the roce transport has none");
+        }
+        try (JndkProcess p = jndk("perf", "--transport", "infiniband", "-n", "5", "-s", "8")) {
+            assertThat(exit(p)).isEqualTo(Failure.Kind.USAGE.exit);
+            assertThat(errLines(p)).containsExactly("jndk perf: unknown --transport infiniband (loopback, iwarp or roce)");
+        }
         try (JndkProcess p = jndk("perf", "-O", "limit.qp=0xFFFFFFFF", "-O", "limit.cq=4294967295", "-n", "5", "-s", "8",
                 "--op", "write", "--json")) {
             assertThat(exit(p)).as("the largest ULONG is a value; output:%n%s", p.output()).isZero();

@@ -15,7 +15,9 @@ import java.util.function.Predicate;
  * where it needs them and ignores keys it does not know, so a misspelt key ({@code -O pol=true}) or value
  * ({@code -O poll=yes}, read as false) would silently change a benchmark; the tools check every {@code -O} against
  * this catalogue before they open an adapter. The keys are the ones docs/TRANSPORTS.md and docs/DECISIONS.md
- * describe: the adapter's (both transports), the iwarp transport's, and the {@link NdkAdapterInfo} field overrides.
+ * describe: the adapter's (every transport), the iwarp transport's, the roce transport's ({@code RoceOptions}), and the
+ * {@link NdkAdapterInfo} field overrides. The check is per transport: a key of another transport is refused with the
+ * transport it belongs to.
  */
 public final class ProviderOptions {
     private ProviderOptions() {}
@@ -40,10 +42,14 @@ public final class ProviderOptions {
             v -> decimal(v, 0, Integer.MAX_VALUE));
     private static final Kind FILE = new Kind("a file name", v -> !v.isBlank());
 
-    /** The options both transports read. */
+    /** The options every transport reads. */
     private static final Map<String, Kind> ADAPTER = new LinkedHashMap<>();
     /** The options only the iwarp transport reads. */
     private static final Map<String, Kind> IWARP = new LinkedHashMap<>();
+    /** The options only the roce transport reads (its RoceOptions; the device-level ones from the first adapter). */
+    private static final Map<String, Kind> ROCE = new LinkedHashMap<>();
+    /** Each transport's own options, by transport name (loopback has none beyond the adapter's). */
+    private static final Map<String, Map<String, Kind>> OWN = new LinkedHashMap<>();
 
     static {
         ADAPTER.put("notify", new Kind("dispatcher or inline", v -> v.equals("dispatcher") || v.equals("inline")));
@@ -81,6 +87,24 @@ public final class ProviderOptions {
         IWARP.put("limit.connections", DECIMAL_COUNT);
         IWARP.put("pcap", FILE);
         IWARP.put("pcap.max.bytes", LONG);
+        ROCE.put("udp.port", new Kind("a UDP port, a decimal number from 1 to 65535 (default 4791)",
+            v -> decimal(v, 1, 65535)));
+        ROCE.put("link", new Kind("udp (a UDP socket, the default) or a frame link, dgram:...",
+            v -> v.equals("udp") || v.startsWith("dgram:") && v.length() > 6));
+        ROCE.put("mtu", new Kind("0 (from the interface's MTU), 256, 512, 1024, 2048 or 4096",
+            v -> List.of("0", "256", "512", "1024", "2048", "4096").contains(v)));
+        ROCE.put("ack.timeout", new Kind("an ACK timeout exponent (4.096 us x 2^t), a decimal number from 1 to 31",
+            v -> decimal(v, 1, 31)));
+        ROCE.put("retry", new Kind("a retry count, a decimal number from 0 to 7", v -> decimal(v, 0, 7)));
+        ROCE.put("rnr.retry", new Kind("an RNR retry count, a decimal number from 0 to 7 (7: for ever)",
+            v -> decimal(v, 0, 7)));
+        ROCE.put("rnr.timer", new Kind("an RNR NAK timer code, a decimal number from 0 to 31", v -> decimal(v, 0, 31)));
+        ROCE.put("sq.depth", new Kind("requests on the wire per QP, a decimal number from 1 to 65536",
+            v -> decimal(v, 1, 1 << 16)));
+        ROCE.put("icrc.ipv4", new Kind("strict or lenient", v -> v.equals("strict") || v.equals("lenient")));
+        ROCE.put("udp.buffer", BYTES);
+        OWN.put("iwarp", IWARP);
+        OWN.put("roce", ROCE);
     }
 
     /**
@@ -88,14 +112,18 @@ public final class ProviderOptions {
      * names the key or value and lists what is valid: the keys when the key is unknown, the values when the value is.
      */
     public static void check(Map<String, String> options, String transport) {
+        Map<String, Kind> own = OWN.getOrDefault(transport, Map.of());
         for (Map.Entry<String, String> e : options.entrySet()) {
             String key = e.getKey();
             String value = e.getValue() == null ? "" : e.getValue().trim();
-            Kind kind = ADAPTER.containsKey(key) ? ADAPTER.get(key) : "iwarp".equals(transport) ? IWARP.get(key) : null;
+            Kind kind = ADAPTER.containsKey(key) ? ADAPTER.get(key) : own.get(key);
             if (kind == null) {
-                if (IWARP.containsKey(key)) {
-                    throw new IllegalArgumentException("-O " + key + "=" + e.getValue() + " is an iwarp transport option and"
-                            + " changes nothing on " + transport + " (add --transport iwarp, or leave it out)");
+                for (Map.Entry<String, Map<String, Kind>> other : OWN.entrySet()) {
+                    if (other.getValue().containsKey(key)) {
+                        throw new IllegalArgumentException("-O " + key + "=" + e.getValue() + " is "
+                                + Session.article(other.getKey()) + " " + other.getKey() + " transport option and changes nothing on " + transport + " (add --transport "
+                                + other.getKey() + ", or leave it out)");
+                    }
                 }
                 throw new IllegalArgumentException("unknown provider option -O " + key + "=" + e.getValue() + "; the options"
                         + " are: " + String.join(", ", keys(transport)) + " (docs/TRANSPORTS.md)");
@@ -111,9 +139,7 @@ public final class ProviderOptions {
         List<String> k = new ArrayList<>(List.of("notify", "pend", "mbean", "connect.timeout.ms", "accept.timeout.ms",
                 "limit.tokens", "limit.lampages", "limit.registered.bytes", "limit.qp|cq|mr|mw|pd|srq|connector|listener|...",
                 "an NDK_ADAPTER_INFO field (maxCqDepth, maxInlineDataSize, ...)"));
-        if ("iwarp".equals(transport)) {
-            k.addAll(IWARP.keySet());
-        }
+        k.addAll(OWN.getOrDefault(transport, Map.of()).keySet());
         return k;
     }
 

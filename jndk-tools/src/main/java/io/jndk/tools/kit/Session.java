@@ -59,7 +59,11 @@ public final class Session implements AutoCloseable {
         }
         if (st != NtStatus.STATUS_SUCCESS) {
             throw new Failure(what + NtStatus.describe(st) + (st == NtStatus.NDIS_STATUS_ADAPTER_NOT_READY
-                    ? " (the transports installed: " + String.join(", ", Ndk.transports()) + ")" : ""));
+                    ? " (the transports installed: " + String.join(", ", Ndk.transports()) + ")"
+                    : st == NtStatus.NDIS_STATUS_RESOURCES && transport.equals("roce")
+                    ? " (is UDP port " + options.getOrDefault("udp.port", "4791") + " of " + at.getHostAddress()
+                            + " taken by another process? two roce processes on one host need two addresses, such as"
+                            + " 127.0.0.1 and 127.0.0.2)" : ""));
         }
         return adapter.get();
     }

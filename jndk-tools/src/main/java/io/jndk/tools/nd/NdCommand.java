@@ -34,6 +34,10 @@ abstract class NdCommand extends NdOptions {
     @Option(names = "--port", order = 9, paramLabel = "PORT", description = "Port (overrides :PORT; 0 with -s picks a free one).")
     Integer port;
 
+    @Option(names = "--bind", order = 9, paramLabel = "IP", description = "Client: the local address to connect from"
+            + " (default: the one the route to the server leaves from).")
+    String bind;
+
     @Option(names = "--persistent", order = 12, description = "Server: serve clients one after another until stopped (default: one).")
     boolean persistent;
 
@@ -82,6 +86,8 @@ abstract class NdCommand extends NdOptions {
             NdEngine engine = new NdEngine(test, out, json, blocking, nSge, test.pingPong ? 1 : depth, maxSize, iterations,
                     verify);
             engine.injectFault = injectFault;
+            engine.transport = transport;
+            engine.bind = bind == null ? null : Net.resolve(bind);
             if (server) {
                 engine.serve(at, persistent);
             } else {

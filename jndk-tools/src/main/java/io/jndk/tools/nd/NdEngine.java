@@ -54,6 +54,10 @@ final class NdEngine {
     private final boolean verify;
     /** Server, for tests of --verify: spoil octet {@link #FAULT_AT} of what it echoes, writes back or lends. */
     boolean injectFault;
+    /** The transport: iwarp (the default) or roce. */
+    String transport = "iwarp";
+    /** Client: the local address to connect from, or null for the route's. */
+    InetAddress bind;
     /** The server's buffer, once connected. */
     private Offer offer;
 
@@ -70,8 +74,9 @@ final class NdEngine {
         this.verify = verify;
     }
 
-    private static NdkAdapter open(InetAddress at) {
-        return Session.open("iwarp", at, Map.of("mpa.timeout.ms", "" + CONNECT_TIMEOUT_MS));
+    private NdkAdapter open(InetAddress at) {
+        return Session.open(transport, at, transport.equals("iwarp") ? Map.of("mpa.timeout.ms", "" + CONNECT_TIMEOUT_MS)
+                : Map.of());
     }
 
     // ---------------------------------------------------------------- client
@@ -80,7 +85,7 @@ final class NdEngine {
     void run(InetSocketAddress server) throws InterruptedException {
         InetAddress local;
         try {
-            local = Net.localAddressFor(server.getAddress());
+            local = bind != null ? bind : Net.localAddressFor(server.getAddress());
         } catch (IOException e) {
             throw new Failure(Failure.Kind.UNREACHABLE, "no local address reaches " + server.getAddress().getHostAddress()
                     + " (" + e.getMessage() + "; check ip route get " + server.getAddress().getHostAddress() + ")");

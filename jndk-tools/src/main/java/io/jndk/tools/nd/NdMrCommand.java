@@ -44,7 +44,7 @@ abstract class NdMrCommand extends NdOptions {
         } catch (UnknownHostException e) {
             throw new Failure(Failure.Kind.UNREACHABLE, "unknown host " + address + " (give one of this host's IP addresses)");
         }
-        NdkAdapter adapter = Session.open("iwarp", at, java.util.Map.of());
+        NdkAdapter adapter = Session.open(transport, at, java.util.Map.of());
         try (PrintStream out = output(); Arena arena = Arena.ofShared()) {
             NdkAdapter a = adapter;
             pd = Sync.create("CreatePd", a::createPd);

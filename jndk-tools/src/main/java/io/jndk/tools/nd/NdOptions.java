@@ -1,6 +1,7 @@
 package io.jndk.tools.nd;
 
 import io.jndk.tools.kit.Failure;
+import io.jndk.tools.kit.Transports;
 import java.io.FileNotFoundException;
 import java.io.FileOutputStream;
 import java.io.IOException;
@@ -26,6 +27,11 @@ abstract class NdOptions implements Callable<Integer> {
     @Option(names = {"-l", "--logFile"}, order = 7, paramLabel = "LOGFILE", description = "Also write the output to LOGFILE.")
     String logFile;
 
+    @Option(names = "--transport", order = 12, paramLabel = "TRANSPORT", defaultValue = "iwarp", description = "iwarp"
+            + " (the default) or roce (RoCEv2 over UDP port 4791, one port per address: a client on the server's host"
+            + " connects from another address, --bind 127.0.0.2).")
+    String transport;
+
     @Option(names = {"-h", "--help"}, order = 13, usageHelp = true, description = "Show this help and exit.")
     boolean help;
 
@@ -37,6 +43,7 @@ abstract class NdOptions implements Callable<Integer> {
         if (maxSize < 1 || maxSize > NdTest.MAX_SIZE) {
             throw usage("--max-size must be 1.." + NdTest.MAX_SIZE);
         }
+        Transports.wire(transport);
     }
 
     static Failure usage(String message) {

@@ -127,7 +127,9 @@ final class PerfClient {
             return Failure.Kind.UNREACHABLE.exit;
         }
         Map<String, String> opts = Session.options(crc, pcap, providerOptions);
-        opts.putIfAbsent("mpa.timeout.ms", Long.toString(CONNECT_TIMEOUT_MS));
+        if (transport.equals("iwarp")) {
+            opts.putIfAbsent("mpa.timeout.ms", Long.toString(CONNECT_TIMEOUT_MS));
+        }
         adapter = Session.open(transport, local, opts);
         try {
             pd = Sync.create("CreatePd", adapter::createPd);

@@ -4,6 +4,7 @@ import io.jndk.tools.kit.CaptureOption;
 import io.jndk.tools.kit.Failure;
 import io.jndk.tools.kit.Net;
 import io.jndk.tools.kit.ProviderOptions;
+import io.jndk.tools.kit.Transports;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -24,7 +25,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "perf", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Demonstration and benchmark: write, read and send between two QPs, every transfer verified.",
-                "Without --server or --client both QPs live in this process; with them, in two processes (iwarp).",
+                "Without --server or --client both QPs live in this process; with them, in two processes (iwarp or roce).",
                 "--mode bw streams --depth operations (latency columns: single operations, posting to completion);",
                 "--mode lat ping-pongs one message at a time (write, send: half the round trip; read: per operation)."},
         footer = {"", "Examples:", "  ./jndk perf", "  ./jndk perf --op write -s 65536 -n 20000",
@@ -32,7 +33,9 @@ import picocli.CommandLine.Option;
                 "  ./jndk perf -a -D 0.5 --qps 2 --plot p.svg  0.5 s a row, 2 QPs, chart",
                 "  ./jndk perf --json                          one JSON record a row",
                 "  ./jndk perf --server                        serve on 127.0.0.1:" + PerfCommand.DEFAULT_PORT,
-                "  ./jndk perf --client 127.0.0.1 --op send -s 4096"})
+                "  ./jndk perf --client 127.0.0.1 --op send -s 4096",
+                "  ./jndk perf --server --transport roce       RoCEv2 over UDP 4791 on 127.0.0.1",
+                "  ./jndk perf --client 127.0.0.1 --bind 127.0.0.2 --transport roce   (one UDP port 4791 per address)"})
 public final class PerfCommand implements Callable<Integer> {
     /** The TCP port of {@code --server} and {@code --client} unless {@code --port} is given. */
     static final int DEFAULT_PORT = 7471;
@@ -100,7 +103,9 @@ public final class PerfCommand implements Callable<Integer> {
             + " (.svg or .png).")
     Path plot;
 
-    @Option(names = "--transport", description = "Transport (default: loopback in one process, iwarp with --server/--client).")
+    @Option(names = "--transport", description = "Transport: loopback, iwarp or roce (default: loopback in one process,"
+            + " iwarp with --server/--client). roce: RoCEv2 over UDP port 4791, one port per address, so two roce"
+            + " processes on one host need two addresses (--bind 127.0.0.2 on the client).")
     String transport;
 
     @Option(names = "--crc", description = "Ask for MPA CRC32c on every FPDU (iwarp).")
@@ -266,20 +271,16 @@ public final class PerfCommand implements Callable<Integer> {
                         + " another file)");
             }
         }
-        if (!List.of("loopback", "iwarp").contains(transportName())) {
-            throw new IllegalArgumentException("unknown --transport " + transport + " (loopback or iwarp)");
+        if (!Transports.ALL.contains(transportName())) {
+            throw new IllegalArgumentException("unknown --transport " + transport + " (loopback, iwarp or roce)");
         }
-        if (capture.file() != null && !transportName().equals("iwarp")) {
-            throw new IllegalArgumentException("--pcap captures iWARP frames, and the loopback transport has none: add"
-                    + " --transport iwarp to capture");
-        }
-        if (crc && !transportName().equals("iwarp")) {
-            throw new IllegalArgumentException("--crc asks for MPA CRC32c on iWARP FPDUs, and the loopback transport has"
-                    + " none: add --transport iwarp");
+        String iwarpOnly = Transports.iwarpOnly(transportName(), crc, capture.file());
+        if (iwarpOnly != null) {
+            throw new IllegalArgumentException(iwarpOnly);
         }
         if (server && transportName().equals("loopback") || client != null && transportName().equals("loopback")) {
-            throw new IllegalArgumentException("--server and --client run over iwarp (loopback joins QPs of one process"
-                    + " only)");
+            throw new IllegalArgumentException("--server and --client run over iwarp or roce (loopback joins QPs of one"
+                    + " process only)");
         }
         ProviderOptions.check(providerOptions, transportName());
         if (server && client != null) {

@@ -1,5 +1,6 @@
 package io.jndk.tools.perftest;
 
+import io.jndk.tools.kit.Transports;
 import io.jndk.tools.perftest.PerftestWire.Verb;
 import java.io.PrintStream;
 import java.util.Locale;
@@ -81,6 +82,11 @@ abstract class PerftestCommand implements Callable<Integer> {
     @Option(names = "--pcap", paramLabel = "FILE", description = "Capture every iWARP frame to FILE (jndk option).")
     String pcap;
 
+    @Option(names = "--transport", paramLabel = "TRANSPORT", defaultValue = "iwarp", description = "iwarp (the"
+            + " default) or roce: RoCEv2 over UDP port 4791, one port per address, so a client on the server's host"
+            + " binds another address (--bind 127.0.0.2) (jndk option).")
+    String transport;
+
     /** Where the run prints; tests may replace them. */
     PrintStream out = System.out;
     PrintStream err = System.err;
@@ -136,6 +142,13 @@ abstract class PerftestCommand implements Callable<Integer> {
     private String check() {
         if (!rdmaCm) {
             return "jndk speaks only perftest's rdma_cm mode over iWARP: add -R";
+        }
+        if (!Transports.WIRE.contains(transport)) {
+            return "unknown --transport " + transport + " (iwarp or roce)";
+        }
+        String iwarpOnly = Transports.iwarpOnly(transport, crc, pcap);
+        if (iwarpOnly != null) {
+            return iwarpOnly;
         }
         long s = size != null ? size : 1;
         if (s < 1 || s > MAX_SIZE) {

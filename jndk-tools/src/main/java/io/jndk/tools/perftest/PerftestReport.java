@@ -1,5 +1,6 @@
 package io.jndk.tools.perftest;
 
+import io.jndk.tools.kit.Transports;
 import io.jndk.tools.perftest.PerftestWire.Dest;
 import io.jndk.tools.perftest.PerftestWire.Report;
 import io.jndk.tools.perftest.PerftestWire.Verb;
@@ -19,8 +20,9 @@ final class PerftestReport {
         }
         out.println(PerftestWire.LINE);
         out.println("                    " + p.verb().title(p.latency(), p.duplex()));
-        out.println(" Dual-port       : OFF\t\tDevice         : jndk0");
-        out.println(" Number of qps   : " + p.qps() + "\t\tTransport type : IW");
+        boolean roce = p.transport().equals("roce");
+        out.println(" Dual-port       : OFF\t\tDevice         : " + Transports.device(p.transport()));
+        out.println(" Number of qps   : " + p.qps() + "\t\tTransport type : " + (roce ? "IB" : "IW"));
         out.println(" Connection type : RC\t\tUsing SRQ      : OFF");
         boolean sender = client || p.duplex();
         if (sender) {
@@ -42,7 +44,9 @@ final class PerftestReport {
         }
         out.println(" rdma_cm QPs\t : ON");
         out.println(" Data ex. method : rdma_cm");
-        out.println(" MPA CRC         : " + (p.crc() ? "requested" : "as the peer asks"));
+        if (!roce) {
+            out.println(" MPA CRC         : " + (p.crc() ? "requested" : "as the peer asks"));
+        }
         out.println(PerftestWire.LINE);
         if (!client) {
             out.println(" Waiting for client rdma_cm QP to connect");

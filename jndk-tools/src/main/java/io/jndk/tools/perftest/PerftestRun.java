@@ -51,7 +51,7 @@ abstract class PerftestRun {
     /** What the command line asked for. */
     record Params(Verb verb, boolean latency, String host, int port, long size, int iters, boolean all, int duration,
             boolean gbits, int txDepth, int rxDepth, int outReads, boolean crc, String pcap, String bind, boolean duplex,
-            int qps, Output output, boolean infinite, int inline, boolean noPeak) {}
+            int qps, Output output, boolean infinite, int inline, boolean noPeak, String transport) {}
 
     /** Waits on the peer during setup and between phases (a peer that stays silent this long has failed). */
     static final long STEP_TIMEOUT_MS = 30_000;
@@ -135,7 +135,7 @@ abstract class PerftestRun {
     // ---------------------------------------------------------------- setup
 
     void open(InetAddress at) {
-        adapter = Session.open("iwarp", at, Session.options(p.crc(), p.pcap()));
+        adapter = Session.open(p.transport(), at, Session.options(p.crc(), p.pcap()));
         pd = Sync.create("CreatePd", adapter::createPd);
         owned.push(pd);
     }

@@ -14,6 +14,7 @@ import io.jndk.tools.kit.Listening;
 import io.jndk.tools.kit.Net;
 import io.jndk.tools.kit.Session;
 import io.jndk.tools.kit.Sync;
+import io.jndk.tools.kit.Transports;
 import io.jndk.tools.rping.RpingProtocol.Info;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -30,13 +31,13 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code jndk rping}: Linux rping's ping-pong over the iwarp transport, message for message, so that either side can
- * be a Linux rping (siw) and the other jndk. Each ping: the client Sends the address, STag and length of its source
+ * {@code jndk rping}: Linux rping's ping-pong over the iwarp transport (or, with {@code --transport roce}, RoCEv2),
+ * message for message, so that either side can be a Linux rping (siw; rxe for roce) and the other jndk. Each ping: the client Sends the address, STag and length of its source
  * buffer; the server RDMA-Reads it and Sends 16 zero octets; the client Sends its sink buffer's; the server
  * RDMA-Writes the ping back into it and Sends 16 zero octets again. IRD/ORD 1/1, no private data.
  */
 @Command(name = "rping", sortOptions = false, separator = " ",
-        description = {"RDMA ping-pong compatible with Linux rping (rdma-core) on the wire, over iwarp.",
+        description = {"RDMA ping-pong compatible with Linux rping (rdma-core) on the wire, over iwarp (or roce).",
                 "Each ping: the client advertises its source buffer, the server RDMA-Reads it, then RDMA-Writes it back"
                         + " into the client's sink buffer; three 16-octet Sends carry the buffer advertisements and go-aheads."},
         footer = {"", "Exit status: 0 when every ping (and with -V every byte) went through; otherwise",
@@ -45,7 +46,9 @@ import picocli.CommandLine.Option;
                 "9 -V found other data than was sent, 1 anything else.", "", "Examples:",
                 "  ./jndk rping -s -a 127.0.0.1 -v              one client on 127.0.0.1:7174",
                 "  ./jndk rping -c -a 127.0.0.1 -C 10 -S 1024 -V  ten verified pings",
-                "  ./jndk rping -s -a 127.0.0.1 -P --crc        clients one after another"})
+                "  ./jndk rping -s -a 127.0.0.1 -P --crc        clients one after another",
+                "  ./jndk rping -s -a 127.0.0.1 --transport roce                      RoCEv2 server",
+                "  ./jndk rping -c -a 127.0.0.1 -I 127.0.0.2 --transport roce -C 10 -V   (one UDP 4791 per address)"})
 public final class RpingCommand implements Callable<Integer> {
     @Option(names = "-s", description = "Server side.")
     boolean server;
@@ -91,11 +94,16 @@ public final class RpingCommand implements Callable<Integer> {
     boolean selfCreatedQp;
 
     @Option(names = "-t", paramLabel = "TOS", description = "Type of service 0..255, as rping's: checked and not applied"
-            + " (the iwarp transport sets no IP type of service), which one line on stderr says.")
+            + " (the transports set no IP type of service), which one line on stderr says.")
     Integer tos;
 
-    @Option(names = "--crc", description = "Ask for MPA CRC32c on every FPDU (on when either side asks).")
+    @Option(names = "--crc", description = "Ask for MPA CRC32c on every FPDU (on when either side asks; iwarp).")
     boolean crc;
+
+    @Option(names = "--transport", paramLabel = "TRANSPORT", defaultValue = "iwarp", description = "iwarp (MPA over"
+            + " TCP, the default) or roce (RoCEv2 over UDP port 4791: one port per address, so a client on the server's"
+            + " host connects from another address, -I 127.0.0.2).")
+    String transport;
 
     @Mixin
     CaptureOption capture;
@@ -137,8 +145,17 @@ public final class RpingCommand implements Callable<Integer> {
             err.println("rping: Invalid tos " + tos + " (valid range is 0 to 255)");
             return 2;
         }
+        if (!Transports.WIRE.contains(transport)) {
+            err.println("rping: unknown --transport " + transport + " (iwarp or roce)");
+            return 2;
+        }
+        String iwarpOnly = Transports.iwarpOnly(transport, crc, capture.file());
+        if (iwarpOnly != null) {
+            err.println("rping: " + iwarpOnly);
+            return 2;
+        }
         if (tos != null) {
-            err.println("rping: -t " + tos + " is not applied: the iwarp transport sets no IP type of service");
+            err.println("rping: -t " + tos + " is not applied: the " + transport + " transport sets no IP type of service");
         }
         if (selfCreatedQp) {
             debug("self-created QP (as always with NDK)");
@@ -172,8 +189,10 @@ public final class RpingCommand implements Callable<Integer> {
                 throw new Failure("no local address reaches " + address + " (" + e.getMessage() + ")");
             }
             Map<String, String> opts = Session.options(crc, capture.file());
-            opts.put("mpa.timeout.ms", "10000"); // siw's own wait for an MPA Reply
-            adapter = Session.open("iwarp", local, opts);
+            if (transport.equals("iwarp")) {
+                opts.put("mpa.timeout.ms", "10000"); // siw's own wait for an MPA Reply
+            }
+            adapter = Session.open(transport, local, opts);
             NdkAdapter a = adapter;
             pd = Sync.create("CreatePd", a::createPd);
             debug("created pd");
@@ -277,7 +296,7 @@ public final class RpingCommand implements Callable<Integer> {
         Listening listener = null;
         try {
             InetAddress at = resolve(address == null ? "0.0.0.0" : address);
-            adapter = Session.open("iwarp", at, Session.options(crc, capture.file()));
+            adapter = Session.open(transport, at, Session.options(crc, capture.file()));
             NdkAdapter a = adapter;
             pd = Sync.create("CreatePd", a::createPd);
             debug("created pd");
