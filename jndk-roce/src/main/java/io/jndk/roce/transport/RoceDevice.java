@@ -105,6 +105,9 @@ final class RoceDevice implements Runnable {
     private int nextQpn;
     private int gsiPsn;
     private volatile boolean sleeping;
+    /** How long the engine keeps polling after its last work before it sleeps ({@code poll.spin.us}). */
+    private final long spinNanos;
+    private long lastWork;
     private volatile boolean closed;
 
     private RoceDevice(String key, InetAddress address, RoceOptions options) throws IOException {
@@ -112,6 +115,7 @@ final class RoceDevice implements Runnable {
         this.address = address;
         this.options = options;
         this.gid = gidOf(address);
+        this.spinNanos = options.spinMicros() * 1_000L;
         this.link = options.link().equals("udp")
             ? new UdpLink(address, options.udpPort(), options.peerPort(), options.lenientIpv4() ? UdpLink.Ipv4Check.LENIENT
                 : UdpLink.Ipv4Check.STRICT, options.socketBuffer(), options.socketBuffer())
@@ -212,6 +216,10 @@ final class RoceDevice implements Runnable {
         if (link instanceof UdpLink) {
             try {
                 NetworkInterface n = NetworkInterface.getByInetAddress(a);
+                if (n == null && a.isLoopbackAddress()) {
+                    // 127.0.0.2 and the rest of 127/8 reach lo without being one of its configured addresses
+                    n = NetworkInterface.getByInetAddress(InetAddress.getLoopbackAddress());
+                }
                 if (n != null && n.getMTU() > 0) {
                     ifMtu = n.getMTU();
                 }
@@ -309,7 +317,14 @@ final class RoceDevice implements Runnable {
                 engine.runPending();
                 long now = System.nanoTime();
                 long next = timers(now);
-                if (!work && ready.isEmpty()) {
+                boolean idle = !work && ready.isEmpty();
+                if (!idle) {
+                    lastWork = now;
+                } else if (now - lastWork < spinNanos) {
+                    Thread.onSpinWait(); // poll.spin.us: stay awake a moment after work, ready for the next packet
+                    continue;
+                }
+                if (idle) {
                     sleeping = true;
                     if (commands.isEmpty() && kicks.get() == null && !closed) {
                         long waitMillis = next == Long.MAX_VALUE ? MAX_WAIT_MILLIS

@@ -23,9 +23,11 @@ import java.util.Map;
  * @param sendQueueDepth requests one QP may have on the wire ({@code sq.depth}, default 1024)
  * @param lenientIpv4 accept IPv4 packets whose ICRC cannot be checked ({@code icrc.ipv4=lenient}; default strict)
  * @param socketBuffer SO_RCVBUF and SO_SNDBUF asked for ({@code udp.buffer}, bytes; default 4 MiB, 0 = system's)
+ * @param spinMicros how long the engine thread keeps polling after its last work before it sleeps in the selector
+ *     ({@code poll.spin.us}, default 0: a spinning engine takes a core from the consumers on a small machine)
  */
 record RoceOptions(int udpPort, int peerPort, String pcap, String link, int mtu, int ackTimeout, int retryCount, int rnrRetry, int minRnrTimer,
-        int sendQueueDepth, boolean lenientIpv4, int socketBuffer) {
+        int sendQueueDepth, boolean lenientIpv4, int socketBuffer, long spinMicros) {
 
     static RoceOptions of(Map<String, String> o) {
         int mtu = (int) OptionValues.number(o, "mtu", 0, 0, 4096);
@@ -47,7 +49,8 @@ record RoceOptions(int udpPort, int peerPort, String pcap, String link, int mtu,
             (int) OptionValues.number(o, "rnr.timer", 12, 0, 31),
             (int) OptionValues.number(o, "sq.depth", 1024, 1, 1 << 16),
             "lenient".equals(icrc),
-            (int) OptionValues.number(o, "udp.buffer", 4 << 20, 0, Integer.MAX_VALUE));
+            (int) OptionValues.number(o, "udp.buffer", 4 << 20, 0, Integer.MAX_VALUE),
+            OptionValues.number(o, "poll.spin.us", 0, 0, 10_000_000));
     }
 
     /** The IB path MTU code of a size (1 = 256 ... 5 = 4096). */

@@ -8,7 +8,7 @@ import picocli.CommandLine.Option;
  * {@code --transport} say different things in their help (what their users know), so they stay the tools' own.
  */
 public final class CaptureOption {
-    @Option(names = "--pcap", paramLabel = "FILE", description = "Capture every iWARP frame sent and received to FILE (pcap).")
+    @Option(names = "--pcap", paramLabel = "FILE", description = "Capture every iWARP frame (iwarp) or RoCEv2 packet (roce) sent and received to FILE (pcap).")
     String pcap;
 
     /** The capture file, or null without {@code --pcap}. */

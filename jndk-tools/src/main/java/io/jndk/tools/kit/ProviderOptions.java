@@ -103,6 +103,10 @@ public final class ProviderOptions {
             v -> decimal(v, 1, 1 << 16)));
         ROCE.put("icrc.ipv4", new Kind("strict or lenient", v -> v.equals("strict") || v.equals("lenient")));
         ROCE.put("udp.buffer", BYTES);
+        ROCE.put("udp.peer.port", new Kind("a UDP port packets are sent to, a decimal number from 1 to 65535 (default:"
+                + " udp.port)", v -> decimal(v, 1, 65535)));
+        ROCE.put("pcap", FILE);
+        ROCE.put("poll.spin.us", LONG);
         OWN.put("iwarp", IWARP);
         OWN.put("roce", ROCE);
     }

@@ -5,7 +5,7 @@ import java.util.List;
 /**
  * The transports the tools run over and what each can do: {@code loopback} joins QPs of one process; the wire
  * transports, {@code iwarp} (MPA over TCP) and {@code roce} (RoCEv2 over UDP port 4791), reach other processes and
- * hosts. {@code --crc} (MPA CRC32c) and {@code --pcap} (the iwarp transport's frame capture) are iwarp's alone.
+ * hosts. {@code --crc} (MPA CRC32c) is iwarp's alone; {@code --pcap} captures on iwarp and roce.
  */
 public final class Transports {
     private Transports() {}
@@ -36,8 +36,8 @@ public final class Transports {
     }
 
     /**
-     * The problem with {@code --crc} or {@code --pcap} on {@code transport}, or null: both are the iwarp
-     * transport's (MPA CRC32c on FPDUs, the capture of iWARP frames).
+     * The problem with {@code --crc} or {@code --pcap} on {@code transport}, or null: MPA CRC32c is the iwarp
+     * transport's alone; a capture is iwarp's (FPDUs) and roce's (RoCEv2 packets).
      */
     public static String iwarpOnly(String transport, boolean crc, String pcap) {
         if (transport.equals("iwarp")) {
@@ -45,9 +45,9 @@ public final class Transports {
         }
         String why = transport.equals("roce") ? "the roce transport has none (RoCEv2 packets carry an ICRC always)"
                 : "the " + transport + " transport has none";
-        if (pcap != null) {
-            return "--pcap captures iWARP frames, and " + (transport.equals("roce") ? "the roce transport has no capture"
-                    : "the " + transport + " transport has none") + ": add --transport iwarp to capture";
+        if (pcap != null && !transport.equals("roce")) {
+            return "--pcap captures iWARP frames (iwarp) and RoCEv2 packets (roce), and the " + transport
+                    + " transport has none: add --transport iwarp or --transport roce to capture";
         }
         if (crc) {
             return "--crc asks for MPA CRC32c on iWARP FPDUs, and " + why + ": add --transport iwarp";
