@@ -11,6 +11,8 @@ import io.jndk.conformance.support.World;
 import io.jndk.roce.codec.Icrc;
 import io.jndk.roce.codec.RocePacketDecoder;
 import io.jndk.roce.codec.RocePacketError;
+import io.jndk.roce.mad.ConnectReplyFlyweight;
+import io.jndk.roce.mad.ConnectRequestFlyweight;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -62,6 +64,9 @@ class RoceCaptureTest {
         Map<String, Integer> opcodes = new TreeMap<>();
         int at = 24;
         int packets = 0;
+        // the Starting PSNs of the REQ and the REP, and the first request PSN sent to each side's QPN
+        int reqQpn = -1, reqPsn = -1, repQpn = -1, repPsn = -1;
+        Map<Integer, Integer> firstPsnTo = new TreeMap<>();
         while (at < f.limit()) {
             int caplen = f.order(ByteOrder.LITTLE_ENDIAN).getInt(at + 8);
             ByteBuffer frame = ByteBuffer.wrap(f.array(), at + 16, caplen).slice().order(ByteOrder.BIG_ENDIAN);
@@ -75,10 +80,35 @@ class RoceCaptureTest {
             assertThat(icrc.ipv4Frame(frame, 14)).as("packet %d: the ICRC of its frame", packets)
                 .isEqualTo(Icrc.read(frame, payload, length));
             opcodes.merge(decoder.opcode().name(), 1, Integer::sum);
+            if (decoder.bth().destQp() == 1 && length >= BTH_DETH + MAD_HEADER + 48) {
+                int mad = payload + BTH_DETH;
+                int attribute = frame.getShort(mad + 16) & 0xFFFF;
+                int cm = mad + MAD_HEADER;
+                if (attribute == 0x0010 && reqQpn < 0) {
+                    reqQpn = u24(frame, cm + ConnectRequestFlyweight.LOCAL_QPN);
+                    reqPsn = u24(frame, cm + ConnectRequestFlyweight.STARTING_PSN);
+                } else if (attribute == 0x0013 && repQpn < 0) {
+                    repQpn = u24(frame, cm + ConnectReplyFlyweight.LOCAL_QPN);
+                    repPsn = u24(frame, cm + ConnectReplyFlyweight.STARTING_PSN);
+                }
+            } else if (decoder.opcode().isRequest()) {
+                firstPsnTo.putIfAbsent(decoder.bth().destQp(), decoder.bth().psn());
+            }
             packets++;
             at += 16 + caplen;
         }
         System.out.println("roce capture: " + packets + " packets " + opcodes);
         assertThat(opcodes).containsKeys("UD_SEND_ONLY", "SEND_FIRST", "SEND_LAST", "SEND_ONLY", "ACKNOWLEDGE");
+        // As Linux's ib_cm (and rxe, in the real capture pair_rping.pcap): a side's Starting PSN is the PSN it expects
+        // first, so the active side's first request carries the REP's PSN and the passive side's the REQ's
+        assertThat(firstPsnTo.get(repQpn)).as("the active side's first request PSN").isEqualTo(repPsn);
+        assertThat(firstPsnTo.get(reqQpn)).as("the passive side's first request PSN").isEqualTo(reqPsn);
+    }
+
+    private static final int BTH_DETH = 12 + 8;
+    private static final int MAD_HEADER = 24;
+
+    private static int u24(ByteBuffer b, int at) {
+        return (b.get(at) & 0xFF) << 16 | (b.get(at + 1) & 0xFF) << 8 | b.get(at + 2) & 0xFF;
     }
 }

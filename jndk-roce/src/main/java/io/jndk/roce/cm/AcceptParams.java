@@ -6,7 +6,8 @@ package io.jndk.roce.cm;
  * limits require.
  *
  * @param localQpn this side's 24-bit QPN
- * @param startingPsn the 24-bit PSN this side's first request will carry
+ * @param startingPsn the 24-bit PSN this side expects first: the peer's first request carries it (Linux's ib_cm
+ *     sets the sender's sq_psn from the other side's Starting PSN; docs/INTEROP-ROCE.md)
  * @param ird incoming RDMA READs and atomics this side accepts in flight, 0-255
  * @param ord RDMA READs and atomics this side issues in flight, 0-255
  * @param privateData at most {@link CmAgent#REP_PRIVATE_DATA} octets (copied)

@@ -10,7 +10,8 @@ package io.jndk.roce.cm;
  * @param sourcePort this side's port (rdma_cm's source port; also in the RoCEv2 flow label)
  * @param destinationPort the listener's port
  * @param localQpn this side's 24-bit QPN
- * @param startingPsn the 24-bit PSN this side's first request will carry
+ * @param startingPsn the 24-bit PSN this side expects first: the peer's first request carries it (Linux's ib_cm
+ *     sets the sender's sq_psn from the other side's Starting PSN; docs/INTEROP-ROCE.md)
  * @param ird incoming RDMA READs and atomics this side accepts in flight, 0-255
  * @param ord RDMA READs and atomics this side issues in flight, 0-255
  * @param privateData the consumer's private data, at most {@link CmAgent#REQ_PRIVATE_DATA} octets (copied)

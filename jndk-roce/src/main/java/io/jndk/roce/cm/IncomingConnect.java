@@ -10,7 +10,7 @@ package io.jndk.roce.cm;
  * @param sourcePort the active side's port
  * @param destinationPort the listener's port (from the service ID)
  * @param remoteQpn the active side's QPN
- * @param startingPsn the active side's starting PSN (this side's expected PSN)
+ * @param startingPsn the active side's starting PSN: the PSN it expects first, which this side's first request carries
  * @param responderResources the active side's IRD
  * @param initiatorDepth the active side's ORD
  * @param remoteCaGuid the active side's CA GUID

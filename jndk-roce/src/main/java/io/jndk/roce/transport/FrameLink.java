@@ -105,6 +105,7 @@ public final class FrameLink implements RoceLink {
     private int pending;
     private int identification;
     private InetAddress source;
+    private int sourcePort = ROCE_PORT;
     private long sendDrops;
 
     /**
@@ -247,8 +248,8 @@ public final class FrameLink implements RoceLink {
         return mac;
     }
 
-    /** @return the local 127.0.0.1 port the socket is bound to */
-    public int localPort() throws IOException {
+    /** @return the local 127.0.0.1 port the socket is bound to (not the RoCEv2 port inside the frames) */
+    public int socketPort() throws IOException {
         return ((InetSocketAddress) channel.getLocalAddress()).getPort();
     }
 
@@ -584,6 +585,7 @@ public final class FrameLink implements RoceLink {
         }
         count(FrameCounter.ICRC_GOOD);
         source = learn(from, fromMac, true).address;
+        sourcePort = NetworkOrder.u16(f, UDP);
         buffer.clear();
         buffer.put(0, f, PAYLOAD, length);
         buffer.position(length);
@@ -716,6 +718,11 @@ public final class FrameLink implements RoceLink {
     @Override
     public InetAddress source() {
         return source;
+    }
+
+    @Override
+    public int sourcePort() {
+        return sourcePort;
     }
 
     @Override

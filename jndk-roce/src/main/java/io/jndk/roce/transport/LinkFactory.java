@@ -7,7 +7,17 @@ import java.net.InetAddress;
 final class LinkFactory {
     private LinkFactory() {}
 
+    /**
+     * @param spec the option's value: {@code dgram:LOCALPORT:REMOTEPORT[:MAC]} ({@link FrameLink})
+     * @param address the device's address
+     * @return the open link
+     * @throws IllegalArgumentException when no link has that name or its specification is not usable
+     * @throws IOException when the link's socket cannot be opened
+     */
     static RoceLink open(String spec, InetAddress address) throws IOException {
-        throw new IllegalArgumentException("adapter option link=" + spec + ": not udp");
+        if (spec.startsWith(FrameLink.DGRAM + ":")) {
+            return FrameLink.open(spec, address);
+        }
+        throw new IllegalArgumentException("adapter option link=" + spec + ": not udp or dgram:LOCALPORT:REMOTEPORT[:MAC]");
     }
 }

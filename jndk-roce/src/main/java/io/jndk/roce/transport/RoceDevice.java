@@ -662,7 +662,7 @@ final class RoceDevice implements Runnable {
             handler.onFailed(status(s));
             return;
         }
-        q.sendPsn = psn;
+        q.receivePsn = psn;
         q.connectDeadline = System.nanoTime() + Math.max(1, request.timeoutMillis()) * 1_000_000;
         connecting.add(q);
     }
@@ -687,7 +687,7 @@ final class RoceDevice implements Runnable {
             q.end(false);
             return;
         }
-        q.build(port, mtu, r.remoteQpn(), q.sendPsn, r.startingPsn());
+        q.build(port, mtu, r.remoteQpn(), r.startingPsn(), q.receivePsn); // as Linux's ib_cm: each side sends with its peer's Starting PSN
         ready(q);
     }
 
@@ -705,7 +705,7 @@ final class RoceDevice implements Runnable {
         q.cm = request.connection;
         int psn = newPsn();
         int pathMtu = Math.min(mtu, RoceOptions.mtuSize(ic.pathMtu()));
-        q.build(port, pathMtu, ic.remoteQpn(), psn, ic.startingPsn());
+        q.build(port, pathMtu, ic.remoteQpn(), ic.startingPsn(), psn); // sends with the REQ's PSN, expects the REP's
         qps.put(qpn, q);
         live.add(q);
         byCm.put(q.cm, q);

@@ -80,9 +80,9 @@ final class RoceQp implements WireConnection, RemoteAccess, ReceiveSource, SendC
     CmConnection cm;
     ActiveHandler activeHandler;
     PassiveHandler passiveHandler;
-    /** Active: the REP, and the first PSN this side sends. */
+    /** Active: the REP, and the PSN this side's REQ carried: the first one it expects (its peer sends with it). */
     ConnectReply reply;
-    int sendPsn;
+    int receivePsn;
     /** The active side's connection deadline until the reply, the passive side's until established (nanoseconds). */
     long connectDeadline = Long.MAX_VALUE;
     /** The device's kick stack. */

@@ -43,7 +43,7 @@ class FrameLinkTest {
     void anArpRequestForTheLinksAddressIsAnsweredAndOneForAnotherIsNot() throws IOException {
         try (FramePeer p = new FramePeer()) {
             ByteBuffer in = ByteBuffer.allocate(65536);
-            p.send(arp(1, FrameLink.BROADCAST, FramePeer.GUEST_MAC, ip(FramePeer.GUEST_IP), 0, ip("192.0.2.9")));
+            p.send(arp(1, FrameLink.BROADCAST, FramePeer.GUEST_MAC, ip(FramePeer.GUEST_IP), 0, ip(FramePeer.ip("192.0.2.9"))));
             p.send(arp(1, FrameLink.BROADCAST, FramePeer.GUEST_MAC, ip(FramePeer.GUEST_IP), 0, ip(FramePeer.LINK_IP)));
             assertThat(p.receive(in, 2, p::received)).isEqualTo(-1);
             byte[] reply = p.next();

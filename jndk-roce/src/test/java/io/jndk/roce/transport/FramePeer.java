@@ -32,7 +32,7 @@ final class FramePeer implements AutoCloseable {
         channel.bind(new InetSocketAddress(loopback, 0));
         int peerPort = ((InetSocketAddress) channel.getLocalAddress()).getPort();
         link = new FrameLink(0, peerPort, linkMac, linkIp, FrameLink.DEFAULT_IP_MTU, hold, clock);
-        channel.connect(new InetSocketAddress(loopback, link.localPort()));
+        channel.connect(new InetSocketAddress(loopback, link.socketPort()));
         channel.configureBlocking(false);
         selector = Selector.open();
         channel.register(selector, SelectionKey.OP_READ);

@@ -1,5 +1,6 @@
 package io.jndk.tools.perftest;
 
+import io.jndk.tools.kit.ProviderOptions;
 import io.jndk.tools.kit.Transports;
 import io.jndk.tools.perftest.PerftestWire.Verb;
 import java.io.PrintStream;
@@ -87,6 +88,10 @@ abstract class PerftestCommand implements Callable<Integer> {
             + " binds another address (--bind 127.0.0.2) (jndk option).")
     String transport;
 
+    @Option(names = {"-O", "--option"}, paramLabel = "KEY=VALUE", description = "Provider option, repeatable, checked"
+            + " before the run (docs/TRANSPORTS.md; e.g. -O link=dgram:24793:24792 for a QEMU guest) (jndk option).")
+    java.util.Map<String, String> providerOptions = new java.util.LinkedHashMap<>();
+
     /** Where the run prints; tests may replace them. */
     PrintStream out = System.out;
     PrintStream err = System.err;
@@ -149,6 +154,11 @@ abstract class PerftestCommand implements Callable<Integer> {
         String iwarpOnly = Transports.iwarpOnly(transport, crc, pcap);
         if (iwarpOnly != null) {
             return iwarpOnly;
+        }
+        try {
+            ProviderOptions.check(providerOptions, transport);
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
         }
         long s = size != null ? size : 1;
         if (s < 1 || s > MAX_SIZE) {

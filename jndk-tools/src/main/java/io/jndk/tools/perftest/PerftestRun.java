@@ -51,7 +51,8 @@ abstract class PerftestRun {
     /** What the command line asked for. */
     record Params(Verb verb, boolean latency, String host, int port, long size, int iters, boolean all, int duration,
             boolean gbits, int txDepth, int rxDepth, int outReads, boolean crc, String pcap, String bind, boolean duplex,
-            int qps, Output output, boolean infinite, int inline, boolean noPeak, String transport) {}
+            int qps, Output output, boolean infinite, int inline, boolean noPeak, String transport,
+            java.util.Map<String, String> options) {}
 
     /** Waits on the peer during setup and between phases (a peer that stays silent this long has failed). */
     static final long STEP_TIMEOUT_MS = 30_000;
@@ -135,7 +136,7 @@ abstract class PerftestRun {
     // ---------------------------------------------------------------- setup
 
     void open(InetAddress at) {
-        adapter = Session.open(p.transport(), at, Session.options(p.crc(), p.pcap()));
+        adapter = Session.open(p.transport(), at, Session.options(p.crc(), p.pcap(), p.options()));
         pd = Sync.create("CreatePd", adapter::createPd);
         owned.push(pd);
     }

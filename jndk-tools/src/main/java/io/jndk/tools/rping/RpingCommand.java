@@ -12,6 +12,7 @@ import io.jndk.tools.kit.CaptureOption;
 import io.jndk.tools.kit.Failure;
 import io.jndk.tools.kit.Listening;
 import io.jndk.tools.kit.Net;
+import io.jndk.tools.kit.ProviderOptions;
 import io.jndk.tools.kit.Session;
 import io.jndk.tools.kit.Sync;
 import io.jndk.tools.kit.Transports;
@@ -108,6 +109,10 @@ public final class RpingCommand implements Callable<Integer> {
     @Mixin
     CaptureOption capture;
 
+    @Option(names = {"-O", "--option"}, paramLabel = "KEY=VALUE", description = "Provider option, repeatable, checked"
+            + " before the run (docs/TRANSPORTS.md; e.g. -O link=dgram:24793:24792 for a QEMU guest).")
+    Map<String, String> providerOptions = new java.util.LinkedHashMap<>();
+
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
     boolean help;
 
@@ -154,6 +159,12 @@ public final class RpingCommand implements Callable<Integer> {
             err.println("rping: " + iwarpOnly);
             return 2;
         }
+        try {
+            ProviderOptions.check(providerOptions, transport);
+        } catch (IllegalArgumentException e) {
+            err.println("rping: " + e.getMessage());
+            return 2;
+        }
         if (tos != null) {
             err.println("rping: -t " + tos + " is not applied: the " + transport + " transport sets no IP type of service");
         }
@@ -188,7 +199,7 @@ public final class RpingCommand implements Callable<Integer> {
             } catch (IOException e) {
                 throw new Failure("no local address reaches " + address + " (" + e.getMessage() + ")");
             }
-            Map<String, String> opts = Session.options(crc, capture.file());
+            Map<String, String> opts = Session.options(crc, capture.file(), providerOptions);
             if (transport.equals("iwarp")) {
                 opts.put("mpa.timeout.ms", "10000"); // siw's own wait for an MPA Reply
             }
@@ -296,7 +307,7 @@ public final class RpingCommand implements Callable<Integer> {
         Listening listener = null;
         try {
             InetAddress at = resolve(address == null ? "0.0.0.0" : address);
-            adapter = Session.open(transport, at, Session.options(crc, capture.file()));
+            adapter = Session.open(transport, at, Session.options(crc, capture.file(), providerOptions));
             NdkAdapter a = adapter;
             pd = Sync.create("CreatePd", a::createPd);
             debug("created pd");
