@@ -13,7 +13,8 @@
 # RXEVM_PEER=192.0.2.1 (also SIWVM_IP/SIWVM_HOST); FILEs are copied next to it. Exit status: SCRIPT's, 124 on
 # timeout, 125 when the VM failed (as siw-vm's run.sh).
 #
-# Environment: RXE_GUEST_PORT (default 24792), RXE_HOST_PORT (default 24793), RXEVM_CACHE (default
+# Environment: RXE_GUEST_PORT (default 24792), RXE_HOST_PORT (default 24793), RXE_NETDEV (another QEMU -netdev
+# for eth0 instead of the dgram wire, id n0: e.g. tap,id=n0,ifname=tap0,script=no,downscript=no), RXEVM_CACHE (default
 # ~/.cache/jndk-rxe-vm: the patched tool copy, downloads and the built kernel + initramfs), SIWVM_CACHE (an
 # existing siw-vm cache whose downloaded packages are reused, default ~/.cache/siw-vm), REBUILD=1.
 #
@@ -69,8 +70,13 @@ trap 'rm -rf "$WORK"' EXIT
 cp "$SCRIPT" "$WORK/user.sh"
 cp "$HERE/guest-rxe.sh" "$WORK/cmd.sh"
 
-NETDEV="dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=$GPORT,remote.type=inet,remote.host=127.0.0.1,remote.port=$HPORT"
-log "booting: guest 192.0.2.2 on dgram 127.0.0.1:$GPORT <-> host link 127.0.0.1:$HPORT (link=dgram:$HPORT:$GPORT)"
+if [ -n "${RXE_NETDEV:-}" ]; then
+  NETDEV="$RXE_NETDEV"
+  log "booting: guest 192.0.2.2 on -netdev $NETDEV"
+else
+  NETDEV="dgram,id=n0,local.type=inet,local.host=127.0.0.1,local.port=$GPORT,remote.type=inet,remote.host=127.0.0.1,remote.port=$HPORT"
+  log "booting: guest 192.0.2.2 on dgram 127.0.0.1:$GPORT <-> host link 127.0.0.1:$HPORT (link=dgram:$HPORT:$GPORT)"
+fi
 rc=0
 RXEVM_NETDEV="$NETDEV" RXEVM_MAC=52:54:00:00:02:02 SIWVM_CACHE="$CACHE" \
   flock -w 900 /tmp/siw-vm.lock "$TOOL/run.sh" "${RUNARGS[@]}" \

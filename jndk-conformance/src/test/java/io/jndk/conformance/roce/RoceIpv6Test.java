@@ -4,11 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jndk.api.Ndk;
 import io.jndk.api.NdkAdapter;
-import io.jndk.api.NdkConnector;
 import io.jndk.api.NdkOpenParameters;
-import io.jndk.api.NtStatus;
 import io.jndk.conformance.support.Conn;
-import io.jndk.conformance.support.Kit;
 import io.jndk.conformance.support.Mode;
 import io.jndk.conformance.support.World;
 import java.io.IOException;
@@ -16,7 +13,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.channels.DatagramChannel;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,14 +35,7 @@ class RoceIpv6Test {
             Conn.Peer pa = Conn.peer(w, a, "qpA");
             Conn.Peer pb = Conn.peer(w, b, "qpB");
             Conn.Listening l = Conn.listen(w, b, new InetSocketAddress(v6, 0));
-            NdkConnector ca = Conn.connector(w, a);
-            CompletableFuture<Integer> connect = Kit.start((rc, x) -> ca.connect(pa.qp, new InetSocketAddress(v6, 0),
-                l.address, 2, 2, new byte[] {6}, rc, x));
-            NdkConnector cb = l.next();
-            CompletableFuture<Integer> accept = Conn.accept(cb, pb.qp, 2, 2, null, null);
-            assertThat(Kit.await(connect)).isEqualTo(NtStatus.STATUS_SUCCESS);
-            assertThat(Conn.completeConnect(ca, null)).isEqualTo(NtStatus.STATUS_SUCCESS);
-            assertThat(Kit.await(accept)).isEqualTo(NtStatus.STATUS_SUCCESS);
+            Conn.establishFrom(w, pa, new InetSocketAddress(v6, 0), l, pb, new byte[] {6});
             Conn.sendAndVerify(w, pa, pb, 20_000, 3);
             Conn.sendAndVerify(w, pb, pa, 10, 4);
         } finally {

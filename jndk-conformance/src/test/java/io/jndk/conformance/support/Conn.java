@@ -154,6 +154,21 @@ public final class Conn {
         return new Link(ac, pc);
     }
 
+    /**
+     * Connects {@code a} from {@code local} (an address of its adapter, port 0) to the listener and accepts on
+     * {@code b}, IRD/ORD 2, with private data {@code pd}; every step must succeed.
+     */
+    public static Link establishFrom(World w, Peer a, InetSocketAddress local, Listening l, Peer b, byte[] pd) {
+        NdkConnector ac = connector(w, a.adapter);
+        CompletableFuture<Integer> connect = Kit.start((rc, x) -> ac.connect(a.qp, local, l.address, 2, 2, pd, rc, x));
+        NdkConnector pc = l.next();
+        CompletableFuture<Integer> accept = accept(pc, b.qp, 2, 2, null, null);
+        assertThat(Kit.await(connect)).as("connect").isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(completeConnect(ac, null)).as("complete connect").isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(Kit.await(accept)).as("accept").isEqualTo(NtStatus.STATUS_SUCCESS);
+        return new Link(ac, pc);
+    }
+
     /** Sends {@code len} seeded bytes from {@code from} to {@code to} and verifies every byte arrived. */
     public static void sendAndVerify(World w, Peer from, Peer to, int len, long seed) {
         Buffer src = w.buffer(len).fillRandom(seed);

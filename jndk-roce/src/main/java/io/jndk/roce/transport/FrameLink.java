@@ -104,6 +104,7 @@ public final class FrameLink implements RoceLink {
     private int neighbourCount;
     private int pending;
     private int identification;
+    private int receivedIdentification;
     private InetAddress source;
     private int sourcePort = ROCE_PORT;
     private long sendDrops;
@@ -586,6 +587,7 @@ public final class FrameLink implements RoceLink {
         count(FrameCounter.ICRC_GOOD);
         source = learn(from, fromMac, true).address;
         sourcePort = NetworkOrder.u16(f, UDP);
+        receivedIdentification = NetworkOrder.u16(f, IP + 4);
         buffer.clear();
         buffer.put(0, f, PAYLOAD, length);
         buffer.position(length);
@@ -723,6 +725,11 @@ public final class FrameLink implements RoceLink {
     @Override
     public int sourcePort() {
         return sourcePort;
+    }
+
+    @Override
+    public int ipIdentification(boolean sent) {
+        return sent ? identification : receivedIdentification;
     }
 
     @Override

@@ -88,6 +88,8 @@ final class RoceDevice implements Runnable {
     private final ByteBuffer probeIn = ByteBuffer.allocate(64);
     private final ConcurrentHashMap<Integer, RoceTransport.Listening> listeners = new ConcurrentHashMap<>();
     private final AtomicLongArray counters = new AtomicLongArray(Counter.values().length);
+    /** Whether the first ICRC drop has been reported (engine thread). */
+    private boolean icrcWarned;
     private final QpTable qps = new QpTable();
     /** The QPs of {@link #qps}, for the timers' scan without an iterator. */
     private final ArrayList<RoceQp> live = new ArrayList<>();
@@ -394,12 +396,17 @@ final class RoceDevice implements Runnable {
         for (int i = 0; i < RECEIVE_BATCH; i++) {
             int length = link.receive(in);
             if (length < 0) {
+                if (!icrcWarned && link.icrcBad() > 0) {
+                    icrcWarned = true;
+                    LOG.warning(icrcMessage());
+                }
                 break;
             }
             work = true;
             count(Counter.PACKETS_IN);
             if (pcap != null) {
-                pcap.packet(link.source(), link.sourcePort(), address, link.localPort(), in, 0, length);
+                pcap.packet(link.source(), link.sourcePort(), address, link.localPort(), link.ipIdentification(false), in, 0,
+                    length);
             }
             dispatch(length);
         }
@@ -522,6 +529,10 @@ final class RoceDevice implements Runnable {
         } catch (IOException e) {
             // closing anyway
         }
+        if (link.icrcBad() > 0 || link.icrcUnchecked() > 0) {
+            LOG.info("roce device " + key + ": ICRC good " + link.icrcGood() + ", bad (dropped) " + link.icrcBad()
+                + ", not checkable (accepted, icrc.ipv4=lenient) " + link.icrcUnchecked());
+        }
         try {
             link.close();
         } catch (IOException e) {
@@ -546,7 +557,7 @@ final class RoceDevice implements Runnable {
                 count(Counter.PACKETS_OUT);
                 if (pcap != null) {
                     pcap.packet(address, link instanceof UdpLink ? link.localPort() : sourcePort, peer, link.peerPort(),
-                        buffer, offset, length);
+                        link.ipIdentification(true), buffer, offset, length);
                 }
             }
         } catch (IOException e) {
@@ -572,11 +583,22 @@ final class RoceDevice implements Runnable {
                 from = link instanceof UdpLink ? link.localPort() : GsiPacket.RXE_SOURCE_PORT;
             }
             if (pcap != null) {
-                pcap.packet(address, from, to, link.peerPort(), gsiOut, 0, length);
+                pcap.packet(address, from, to, link.peerPort(), link.ipIdentification(true), gsiOut, 0, length);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** Said once per device, at its first packet dropped for its ICRC (a peer that cannot be heard is otherwise silent). */
+    String icrcMessage() {
+        String m = "roce device " + key + ": dropping packets whose ICRC does not match";
+        if (!link.icrcExact()) {
+            m += "; over IPv4 a UDP socket cannot see the IP identification the ICRC covers, so only jndk peers (which"
+                + " compute it with identification 0) are heard: use IPv6 addresses, or icrc.ipv4=lenient to accept"
+                + " such packets unchecked";
+        }
+        return m;
     }
 
     int allocateQpn() {

@@ -49,6 +49,14 @@ public interface RoceLink extends AutoCloseable {
         return ROCE_PORT;
     }
 
+    /**
+     * The IPv4 identification of the last packet sent ({@code sent}) or returned by {@link #receive} (for captures,
+     * whose ICRC covers it); 0 where the kernel chooses it and the link cannot see it ({@link UdpLink}).
+     */
+    default int ipIdentification(boolean sent) {
+        return 0;
+    }
+
     /** The UDP port this link receives on. */
     default int localPort() {
         return ROCE_PORT;

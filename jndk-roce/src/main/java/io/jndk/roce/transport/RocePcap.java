@@ -12,8 +12,9 @@ import java.nio.file.StandardOpenOption;
 /**
  * A classic pcap file (link type Ethernet, microsecond timestamps) of one device's RoCEv2 packets, sent and received,
  * each with synthetic Ethernet, IPv4 (or IPv6) and UDP headers carrying the real addresses and ports, and the
- * IPv4 identification 0 and DF flag that an unconnected UDP socket sends with ({@link UdpLink}), so that a capture
- * reader that checks the ICRC finds the one jndk computed. UDP checksum 0 over IPv4 (as rxe sends), computed over
+ * DF flag and the IPv4 identification the link used ({@link RoceLink#ipIdentification}: the frame link's own; 0 for
+ * {@link UdpLink}, which is what jndk's IPv4 ICRC assumes there), so that a capture reader that checks the ICRC finds
+ * the one jndk computed. UDP checksum 0 over IPv4 (as rxe sends), computed over
  * IPv6 (where it is mandatory). The device's engine thread is the only writer; a write error stops the capture
  * (the first one is kept) without reaching the data path.
  */
@@ -33,8 +34,12 @@ final class RocePcap implements AutoCloseable {
         }
     }
 
-    /** Records one UDP payload (BTH..ICRC) from {@code src}:{@code srcPort} to {@code dst}:{@code dstPort}. */
-    void packet(InetAddress src, int srcPort, InetAddress dst, int dstPort, ByteBuffer payload, int offset, int length) {
+    /**
+     * Records one UDP payload (BTH..ICRC) from {@code src}:{@code srcPort} to {@code dst}:{@code dstPort}, with
+     * {@code ipId} as the IPv4 identification.
+     */
+    void packet(InetAddress src, int srcPort, InetAddress dst, int dstPort, int ipId, ByteBuffer payload, int offset,
+            int length) {
         if (failure != null) {
             return;
         }
@@ -51,8 +56,8 @@ final class RocePcap implements AutoCloseable {
         r.putShort((short) (v4 ? 0x0800 : 0x86DD));
         int ip = r.position();
         if (v4) {
-            r.put((byte) 0x45).put((byte) 0).putShort((short) (20 + 8 + length)).putShort((short) 0)
-                .putShort((short) 0x4000).put((byte) 64).put((byte) 17).putShort((short) 0).put(src.getAddress())
+            r.put((byte) 0x45).put((byte) 0).putShort((short) (20 + 8 + length))
+                .putShort((short) ipId).putShort((short) 0x4000).put((byte) 64).put((byte) 17).putShort((short) 0).put(src.getAddress())
                 .put(dst.getAddress());
             int sum = 0;
             for (int i = 0; i < 20; i += 2) {

@@ -20,12 +20,15 @@ import java.nio.channels.SelectableChannel;
  *
  * <p>ICRC. Over IPv6 every header field the ICRC covers is known from the socket (addresses, ports, lengths; the
  * variant fields are masked), so the ICRC is computed and checked exactly: a wrong one is dropped and counted. Over
- * IPv4 the ICRC also covers the IP identification, which the kernel chooses: for an unconnected socket sending with
- * DF set (path MTU discovery, the default) Linux sends identification 0, so jndk computes its ICRCs with 0 and they
- * are exact for every receiver, rxe included. On receive the identification is not visible: an ICRC that matches
- * identification 0 (every jndk sender) counts as good; one that does not is dropped in the default {@code strict}
- * mode and accepted as unchecked (counted) in {@code lenient} mode, for peers such as rxe that send a changing
- * identification. The UDP checksum, which the kernel checks when the sender set one, still covers such packets.
+ * IPv4 the ICRC also covers the IP identification, which the kernel chooses and the socket never shows: Linux sends
+ * a changing identification even with DF set on an unconnected socket (measured on 6.18: consecutive datagrams
+ * carried 0xb7b0, 0xb7b1, 0xb7b3). jndk computes its IPv4 ICRCs with identification 0, which every jndk receiver
+ * checks the same way, so IPv4 is exact between jndk peers only: rxe (and a hardware RoCE NIC) drops what this link
+ * sends over IPv4, and this link cannot check what they send. On receive, an ICRC that matches identification 0
+ * (every jndk sender) counts as good; one that does not is dropped in the default {@code strict} mode (counted; the
+ * device warns once) and accepted as unchecked (counted) in {@code lenient} mode. The UDP checksum, which the kernel
+ * checks when the sender set one, still covers such packets. Towards other stacks use IPv6, or the frame link
+ * ({@link FrameLink}) where jndk owns the IP header.
  */
 public final class UdpLink implements RoceLink {
     /** How IPv4 ICRCs that cannot be checked are treated. */

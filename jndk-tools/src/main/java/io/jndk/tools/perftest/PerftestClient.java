@@ -55,7 +55,7 @@ final class PerftestClient extends PerftestRun {
                     print(last);
                 }
                 if (p.all()) {
-                    for (Data d : data) {
+                    for (Data d : credits ? data : List.<Data>of()) {
                         awaitCredit(d, n);
                     }
                     handshake(mine, "end of size");

@@ -146,7 +146,7 @@ abstract class PerftestCommand implements Callable<Integer> {
     /** The first problem with the options, or null. */
     private String check() {
         if (!rdmaCm) {
-            return "jndk speaks only perftest's rdma_cm mode over iWARP: add -R";
+            return "jndk speaks only perftest's rdma_cm mode (its QPs are connected by a CM, on iwarp and on roce): add -R";
         }
         if (!Transports.WIRE.contains(transport)) {
             return "unknown --transport " + transport + " (iwarp or roce)";

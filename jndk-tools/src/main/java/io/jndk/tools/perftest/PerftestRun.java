@@ -64,6 +64,11 @@ abstract class PerftestRun {
     final PrintStream out;
     final PrintStream err;
     final boolean client;
+    /**
+     * Whether a Send test paces its Sends by the receiver's credits, as perftest does on iWARP only (no
+     * receiver-not-ready retry there); over RoCE the sender relies on RNR NAKs and retries, as perftest on rxe.
+     */
+    final boolean credits;
     final Deque<NdkClosable> owned = new ArrayDeque<>();
     final List<NdkConnector> connected = new ArrayList<>();
     /** The Accepts of the data connections (their outcome is checked before the close, see {@link #accept}). */
@@ -85,6 +90,7 @@ abstract class PerftestRun {
         this.out = out;
         this.err = err;
         this.client = p.host() != null;
+        this.credits = !"roce".equals(p.transport());
     }
 
     /** The side's part of the test, on resources it allocates from {@code arena}. */
@@ -136,7 +142,11 @@ abstract class PerftestRun {
     // ---------------------------------------------------------------- setup
 
     void open(InetAddress at) {
-        adapter = Session.open(p.transport(), at, Session.options(p.crc(), p.pcap(), p.options()));
+        java.util.Map<String, String> options = new java.util.HashMap<>(p.options());
+        if (!credits) {
+            options.putIfAbsent("rnr.retry", "7"); // as perftest asks rdma_cm for: a Send beyond the receives waits
+        }
+        adapter = Session.open(p.transport(), at, Session.options(p.crc(), p.pcap(), options));
         pd = Sync.create("CreatePd", adapter::createPd);
         owned.push(pd);
     }
@@ -219,11 +229,11 @@ abstract class PerftestRun {
 
         /**
          * What this side advertises: the data buffer for the bandwidth Writes and Reads, the credit word for a Send
-         * test (as perftest), the second half of the buffer for the latency tests (where the peer's Writes land and
-         * this side watches for their tags).
+         * test with credits (as perftest; without them the data buffer), the second half of the buffer for the
+         * latency tests (where the peer's Writes land and this side watches for their tags).
          */
         Dest dest() {
-            boolean send = p.verb() == Verb.SEND && !p.latency();
+            boolean send = p.verb() == Verb.SEND && !p.latency() && credits;
             int rkey = send ? creditMr.getRemoteToken() : mr.getRemoteToken();
             long vaddr = send ? credit.address() : p.latency() ? buf.address() + half : buf.address();
             return new Dest(0, p.verb() == Verb.READ ? Math.max(1, ord) : 1, qpn, psn, rkey, vaddr, gid(local), 0, 0);

@@ -20,8 +20,9 @@ import java.util.function.Supplier;
  * The measured traffic of the bandwidth tests over every QP of a run, as perftest's run_iter_bw and run_iter_bi do
  * it: each QP keeps up to its depth of operations in flight (Reads also within the negotiated ORD, Sends also within
  * the credits the receiver returns), the QPs take turns, and one timing covers them all (so a row's iterations are
- * -n times the QPs). The receiving half of a Send test re-posts every receive and returns credits by RDMA Write; in
- * a bidirectional Send test both halves run in the same loop.
+ * -n times the QPs). The receiving half of a Send test re-posts every receive and returns credits by RDMA Write (over
+ * iWARP; over RoCE there are no credits: a Send that finds no receive is RNR-NAKed and retried); in a bidirectional
+ * Send test both halves run in the same loop.
  */
 final class PerftestTraffic {
     /** A credit Write's request context (its completion is not a measured operation). */
@@ -166,7 +167,7 @@ final class PerftestTraffic {
                 Data d = data.get(i);
                 if (sending) {
                     while ((n > 0 ? posted[i] < n : System.nanoTime() < end) && posted[i] - done[i] < depth
-                            && posted[i] - (d.creditValue() & 0xFFFFFFFFL) < rx) {
+                            && (!run.credits || posted[i] - (d.creditValue() & 0xFFFFFFFFL) < rx)) {
                         t.posted(totalPosted(posted));
                         boolean inline = size <= p.inline();
                         NdkSge[] sge = d.sge;
@@ -194,7 +195,7 @@ final class PerftestTraffic {
                         if (!sending) {
                             t.completed(total++);
                         }
-                        if (received[i] % creditEvery == 0 || received[i] == n) {
+                        if (run.credits && (received[i] % creditEvery == 0 || received[i] == n)) {
                             Dest to = remote.get(i);
                             d.setOutgoingCredit((int) received[i]);
                             csge[0].set(d.credit.address() + Data.OUTGOING, 4, d.creditMr.getLocalToken());

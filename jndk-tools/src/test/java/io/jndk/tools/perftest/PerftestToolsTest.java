@@ -222,6 +222,52 @@ class PerftestToolsTest {
         }
     }
 
+    /**
+     * Over roce ib_send_bw has no credits, as perftest on RoCE: with 4 receives and 64 Sends in flight the sender
+     * runs past the receives, the server's device answers RNR NAKs (in its capture) and the Sends are retried until
+     * every one of the 300 has landed.
+     */
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void sendOverRoceRunsPastTheReceivesOnRnrRetriesWithoutCredits(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Path pcap = dir.resolve("server.pcap");
+        String udp;
+        try (java.nio.channels.DatagramChannel c = java.nio.channels.DatagramChannel.open()
+                .bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+            udp = "udp.port=" + ((java.net.InetSocketAddress) c.getLocalAddress()).getPort();
+        }
+        int port = freePort();
+        List<String> common = List.of("-R", "--transport", "roce", "-O", udp, "-s", "1024", "-n", "300", "-r", "4",
+            "-t", "64", "-p", "" + port);
+        Capture serverOut = new Capture("Waiting for client to connect");
+        CompletableFuture<Outcome> server = CompletableFuture.supplyAsync(
+            () -> execute(new IbSendBwCommand(), serverOut, args(common, "--pcap", pcap.toString())),
+            r -> Thread.ofPlatform().name("perftest-server").start(r));
+        serverOut.ready.get(30, TimeUnit.SECONDS);
+        Outcome client = execute(new IbSendBwCommand(), new Capture(null), args(common, "127.0.0.1"));
+        Outcome s = server.get(60, TimeUnit.SECONDS);
+        assertThat(client.exit()).as("client:%n%s%nserver:%n%s", client.all(), s.all()).isZero();
+        assertThat(s.exit()).as("server:%n%s", s.all()).isZero();
+        assertThat(client.out()).contains("\tTransport type : IB").containsPattern(rowFor(1024, 300));
+        assertThat(s.out()).containsPattern(rowFor(1024, 300));
+        // RC ACKNOWLEDGE (opcode 0x11) whose AETH syndrome is an RNR NAK (0b001xxxxx), and no RDMA Write (credits)
+        java.nio.ByteBuffer f = java.nio.ByteBuffer.wrap(java.nio.file.Files.readAllBytes(pcap))
+            .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        int rnrNaks = 0, writes = 0;
+        for (int at = 24; at < f.limit(); at += 16 + f.getInt(at + 8)) {
+            int bth = at + 16 + 14 + 20 + 8;
+            int opcode = f.get(bth) & 0xFF;
+            if (opcode == 0x11 && (f.get(bth + 12) & 0xE0) == 0x20) {
+                rnrNaks++;
+            } else if (opcode >= 0x06 && opcode <= 0x0B) {
+                writes++;
+            }
+        }
+        assertThat(rnrNaks).as("RNR NAKs from the server").isPositive();
+        assertThat(writes).as("RDMA Writes (credits)").isZero();
+    }
+
     @Test
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void withoutRdmaCmItIsAUsageErrorAndWithoutAServerItSaysRefused() throws Exception {
