@@ -51,7 +51,7 @@ bounded() {
 # RoCE over loopback UDP: raw Java UDP (UdpBaseline: a stream of datagrams the size of a RoCE packet at the device's
 # path MTU, and an 8-byte spinning ping-pong), then jndk perf --transport roce (64 KiB Write, Read, Send, three runs
 # each: two adapters on 127.0.0.1 in one process, sharing its roce device) and the 8-byte Write ping-pong polling
-# (JndkLatency). Each jndk run is bounded (the transport is new): a hang leaves a jstack and the rest goes on.
+# (JndkLatency, poll=true, one device on 127.0.0.2 and one on 127.0.0.1). Each jndk run is bounded (the transport is new): a hang leaves a jstack and the rest goes on.
 roce_runs() {
     echo "baselines: raw Java UDP over 127.0.0.1 (RoCE-MTU datagram stream, 8-byte ping-pong)..." >&2
     "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.UdpBaseline "$SECS" >> "$R-baselines.jsonl"
@@ -63,10 +63,12 @@ roce_runs() {
                 -s 65536 -D "$SECS" --warmup 1 --json || true
         done
     done
-    echo "jndk 8-byte RDMA Write ping-pong over roce, polling..." >&2
+    # the ping-pong's two adapters on two addresses (two devices, each with its own socket, as two hosts), in the
+    # polling mode (poll=true: the consumers' threads send and receive), as the iwarp polling row
+    echo "jndk 8-byte RDMA Write ping-pong over roce, polling (127.0.0.2 -> 127.0.0.1, poll=true)..." >&2
     : > "$R-latency-roce.jsonl"
     bounded 120 "$R-latency-roce.jsonl" "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.JndkLatency 20000 roce \
-        modes=poll udp.port="$ROCE_PORT" || true
+        modes=poll poll=true a.address=127.0.0.2 udp.port="$ROCE_PORT" || true
 }
 
 if [ "$ROCE_ONLY" = 1 ]; then

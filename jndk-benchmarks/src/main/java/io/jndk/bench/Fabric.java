@@ -55,9 +55,19 @@ public final class Fabric implements AutoCloseable {
     private final List<NdkConnector> initiators = new ArrayList<>();
     private int retries;
 
-    private Fabric(String transport, Map<String, String> options) {
+    /** The address side A's adapter opens on ({@code a.address=}; default: the loopback address, as B's). */
+    private final InetAddress addressA;
+
+    private Fabric(String transport, Map<String, String> given) {
         InetAddress lo = InetAddress.getLoopbackAddress();
-        a = Ndk.open(NdkOpenParameters.of(transport, lo).withOptions(options));
+        Map<String, String> options = new HashMap<>(given);
+        String aAddress = options.remove("a.address"); // the benchmark's, not a provider option
+        try {
+            addressA = aAddress == null ? lo : InetAddress.getByName(aAddress);
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalArgumentException("a.address=" + aAddress + ": not an address", e);
+        }
+        a = Ndk.open(NdkOpenParameters.of(transport, addressA).withOptions(options));
         b = Ndk.open(NdkOpenParameters.of(transport, lo).withOptions(options));
         pdA = own(Calls.create("CreatePd", a::createPd));
         pdB = own(Calls.create("CreatePd", b::createPd));
@@ -69,7 +79,11 @@ public final class Fabric implements AutoCloseable {
         listening = at.get();
     }
 
-    /** Opens both adapters with the given provider options (e.g. {@code crc=true}) and starts listening on B. */
+    /**
+     * Opens both adapters with the given provider options (e.g. {@code crc=true}) and starts listening on B. The
+     * option {@code a.address=IP} (taken out before the providers see the options) opens A on another address, e.g.
+     * 127.0.0.2: over roce each address has a device of its own (its socket, its engine), as two hosts would.
+     */
     public static Fabric open(String transport, Map<String, String> options) {
         return new Fabric(transport, options);
     }
@@ -126,7 +140,7 @@ public final class Fabric implements AutoCloseable {
         List<NdkConnector> mine = new ArrayList<>(n);
         int started = 0, accepted = 0, completed = 0;
         long deadline = System.nanoTime() + Calls.TIMEOUT_MS * 1_000_000 + n * 50_000_000L;
-        InetSocketAddress from = new InetSocketAddress(listening.getAddress(), 0);
+        InetSocketAddress from = new InetSocketAddress(addressA, 0);
         while (completed < n || accepted < n) {
             while (started < n && started - completed < window) {
                 mine.add(null);

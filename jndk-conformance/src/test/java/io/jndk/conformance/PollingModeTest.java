@@ -250,8 +250,8 @@ class PollingModeTest {
         }
     }
 
-    /** {@code rounds} Send ping-pongs between p.a and p.b, both polling their CQs. */
-    private static void pingPongs(World w, World.Pair p, int rounds) {
+    /** {@code rounds} Send ping-pongs between p.a and p.b, both polling their CQs (also {@link RocePollingModeTest}'s). */
+    static void pingPongs(World w, World.Pair p, int rounds) {
         for (int i = 0; i < rounds; i++) {
             assertThat(p.b.qp.receive(RECV, new NdkSge[0], 0)).isEqualTo(NtStatus.STATUS_SUCCESS);
             assertThat(p.a.qp.send("s", new NdkSge[0], 0, 0)).isEqualTo(NtStatus.STATUS_SUCCESS);

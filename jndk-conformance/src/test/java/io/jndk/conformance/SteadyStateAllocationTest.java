@@ -58,7 +58,10 @@ class SteadyStateAllocationTest {
      * per 8-byte operation and 816 per 64 KiB one, all on its engine thread and only when the engine sleeps in
      * {@code Selector.select} between packets (with {@code poll.spin.us} large enough to keep it awake, and under
      * JFR, both figures are 0); a bare selector allocates 16 bytes a wakeup on that JDK. The same code allocated
-     * nothing on the JDK 25 build it was written on. Until the rest is found, these ceilings catch any growth.
+     * nothing on the JDK 25 build it was written on, and on 25.0.3 again a day later on the same machine, with the
+     * code of the first measurement too (0.03 and 0.17 bytes per operation, with and without {@code poll=true}): the
+     * allocation comes and goes with the machine, not with jndk. Until its cause is known, these ceilings catch any
+     * growth without failing on it.
      */
     private static final double ROCE_SMALL_CEILING = 128, ROCE_LARGE_CEILING = 1024;
     private static final long WAIT_NANOS = Kit.WAIT.toNanos();
@@ -82,8 +85,9 @@ class SteadyStateAllocationTest {
         for (Mode m : io.jndk.conformance.support.Modes.all()) {
             if (!m.pend()) {
                 out.add(new Object[] {m, Map.of()});
-                if (m.transport().equals("iwarp")) {
-                    // the polling mode: non-blocking channel, selectors, consumer-driven receive
+                if (!m.transport().equals("loopback")) {
+                    // the polling mode: iwarp's non-blocking channel, selectors, consumer-driven receive; roce's
+                    // passes run by posting and polling threads
                     out.add(new Object[] {m, Map.of("poll", "true")});
                 }
             }

@@ -44,6 +44,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.LockSupport;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -66,6 +67,10 @@ final class RoceDevice implements Runnable {
     private static final int RECEIVE_BATCH = 64;
     private static final int SERVICE_BUDGET = 32;
     private static final long MAX_WAIT_MILLIS = 100;
+    /** Polling mode: how long the engine stands by after a consumer's last pass. */
+    private static final long STANDBY_NANOS = 1_000_000;
+    /** Polling mode: how long the engine parks when a consumer holds the turn. */
+    private static final long TURN_BACKOFF_NANOS = 50_000;
 
     /** Device counters ({@code ./jndk info}, tests). */
     enum Counter {
@@ -107,6 +112,20 @@ final class RoceDevice implements Runnable {
     private int nextQpn;
     private int gsiPsn;
     private volatile boolean sleeping;
+    /**
+     * Polling mode ({@code poll=true}): the device's passes run on whichever thread claims {@link #turn} - the engine,
+     * a consumer polling a CQ of one of its QPs, or a posting thread - and the engine stands by while consumers poll.
+     */
+    final boolean polling;
+    /**
+     * Who runs a pass over the device's state now (polling mode only; without it the engine thread owns that state).
+     * A claim never waits: a thread that does not get it leaves the work to the holder (or wakes the engine).
+     */
+    private final java.util.concurrent.atomic.AtomicBoolean turn = new java.util.concurrent.atomic.AtomicBoolean();
+    /** When a consumer last ran a pass ({@link System#nanoTime}); {@link Long#MIN_VALUE} once a CQ was armed. */
+    private volatile long consumerPassed = Long.MIN_VALUE;
+    /** Whether the running pass is a consumer's (the turn holder's own field: packets count as polled). */
+    private boolean consumerPass;
     /** How long the engine keeps polling after its last work before it sleeps ({@code poll.spin.us}). */
     private final long spinNanos;
     private long lastWork;
@@ -118,6 +137,7 @@ final class RoceDevice implements Runnable {
         this.options = options;
         this.gid = gidOf(address);
         this.spinNanos = options.spinMicros() * 1_000L;
+        this.polling = options.poll();
         this.link = options.link().equals("udp")
             ? new UdpLink(address, options.udpPort(), options.peerPort(), options.lenientIpv4() ? UdpLink.Ipv4Check.LENIENT
                 : UdpLink.Ipv4Check.STRICT, options.socketBuffer(), options.socketBuffer())
@@ -262,7 +282,9 @@ final class RoceDevice implements Runnable {
             head = kicks.get();
             q.nextKick = head;
         } while (!kicks.compareAndSet(head, q));
-        wake();
+        if (!polling || consumerTurn() < 0) {
+            wake();
+        }
     }
 
     /** A connected probe socket of the connection requests to one destination (see {@link UdpLink#openProbe}). */
@@ -312,13 +334,27 @@ final class RoceDevice implements Runnable {
         EngineThread engine = EngineThread.enter();
         try {
             while (!closed) {
-                boolean work = runCommands();
-                work |= receive();
-                engine.runPending();
-                work |= serviceReady();
-                engine.runPending();
-                long now = System.nanoTime();
-                long next = timers(now);
+                if (polling && !turn.compareAndSet(false, true)) {
+                    // a consumer runs a pass now: stand by as below (a retry every few microseconds would take the
+                    // consumers' cores), or briefly if no consumer pass has ended yet
+                    long polled = consumerPassed;
+                    long t = System.nanoTime();
+                    LockSupport.parkNanos(polled != Long.MIN_VALUE && t - polled < STANDBY_NANOS
+                        ? polled + STANDBY_NANOS - t : TURN_BACKOFF_NANOS);
+                    continue;
+                }
+                boolean work;
+                long now;
+                long next;
+                try {
+                    work = pass(engine);
+                    now = System.nanoTime();
+                    next = timers(now);
+                } finally {
+                    if (polling) {
+                        turn.set(false);
+                    }
+                }
                 boolean idle = !work && ready.isEmpty();
                 if (!idle) {
                     lastWork = now;
@@ -327,6 +363,13 @@ final class RoceDevice implements Runnable {
                     continue;
                 }
                 if (idle) {
+                    long polled = consumerPassed;
+                    if (polling && polled != Long.MIN_VALUE && now - polled < STANDBY_NANOS) {
+                        // consumers' polls drive the device: stand by (no wake-ups that take their cores), keep the
+                        // timers, and take over within a millisecond of their last pass, at once when a CQ is armed
+                        LockSupport.parkNanos(Math.max(1, Math.min(polled + STANDBY_NANOS, next) - now));
+                        continue;
+                    }
                     sleeping = true;
                     if (commands.isEmpty() && kicks.get() == null && !closed) {
                         long waitMillis = next == Long.MAX_VALUE ? MAX_WAIT_MILLIS
@@ -344,8 +387,76 @@ final class RoceDevice implements Runnable {
         } catch (IOException | RuntimeException | Error e) {
             LOG.log(Level.SEVERE, "roce device " + key + " stopped", e);
         } finally {
+            while (polling && !turn.compareAndSet(false, true)) {
+                Thread.onSpinWait(); // a consumer's pass is short: it never waits for input
+            }
             shutdownEngine();
         }
+    }
+
+    /** The engine's pass: commands and kicks, arrivals, then the QPs with output (deferred callbacks run). */
+    private boolean pass(EngineThread engine) throws IOException {
+        boolean work = runCommands();
+        work |= receive(RECEIVE_BATCH, false);
+        engine.runPending();
+        work |= serviceReady();
+        engine.runPending();
+        return work;
+    }
+
+    /**
+     * A consumer's pass: commands and kicks, the QPs with output, then arrivals up to the end of a message (the
+     * consumer may be waiting for it: it looks before anything more is done). What the arrivals make a QP send (ACKs,
+     * Read responses) goes out in the next pass, a poster's or a poller's, or the engine's once polls stop, so that
+     * the consumer's own requests never wait behind them.
+     */
+    private boolean runConsumerPass() throws IOException {
+        boolean work = runCommands();
+        work |= serviceReady();
+        work |= receive(RECEIVE_BATCH, true);
+        return work;
+    }
+
+    /**
+     * Polling mode: one pass on the calling thread (a consumer polling a CQ, or a posting thread), unless another
+     * thread runs one now. Never waits for input; the timers stay the engine's.
+     *
+     * @return whether it did something (1) or nothing (0); -1 when another thread holds the turn or the device
+     *     closed (the caller leaves the work to the engine)
+     */
+    int consumerTurn() {
+        if (closed || !turn.compareAndSet(false, true)) {
+            return -1;
+        }
+        boolean work = false;
+        try {
+            if (!closed) {
+                consumerPass = true;
+                work = runConsumerPass();
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.SEVERE, "roce device " + key + " stopped (in a polling consumer's pass)", e);
+            closed = true;
+            selector.wakeup();
+        } finally {
+            consumerPass = false;
+            turn.set(false);
+        }
+        consumerPassed = System.nanoTime();
+        return work ? 1 : 0;
+    }
+
+    /** A consumer of one of the device's CQs waits for a notification now: the engine must not stand by. */
+    void consumerArmed() {
+        if (consumerPassed != Long.MIN_VALUE) {
+            consumerPassed = Long.MIN_VALUE;
+            LockSupport.unpark(thread);
+        }
+    }
+
+    /** Whether the running pass is a consumer's. */
+    boolean consumerPass() {
+        return consumerPass;
     }
 
     private boolean runCommands() {
@@ -391,9 +502,10 @@ final class RoceDevice implements Runnable {
         return work;
     }
 
-    private boolean receive() throws IOException {
+    /** Takes up to {@code batch} arrivals; {@code toMessageEnd}: stops after one that ends an RC message. */
+    private boolean receive(int batch, boolean toMessageEnd) throws IOException {
         boolean work = false;
-        for (int i = 0; i < RECEIVE_BATCH; i++) {
+        for (int i = 0; i < batch; i++) {
             int length = link.receive(in);
             if (length < 0) {
                 if (!icrcWarned && link.icrcBad() > 0) {
@@ -408,15 +520,18 @@ final class RoceDevice implements Runnable {
                 pcap.packet(link.source(), link.sourcePort(), address, link.localPort(), link.ipIdentification(false), in, 0,
                     length);
             }
-            dispatch(length);
+            if (dispatch(length) && toMessageEnd) {
+                break;
+            }
         }
         return work;
     }
 
-    private void dispatch(int length) {
+    /** Hands one arrival to its QP or the CM; returns whether it was an RC packet that ends a message. */
+    private boolean dispatch(int length) {
         if (decoder.decode(in, 0, length) != RocePacketError.NONE) {
             count(Counter.MALFORMED);
-            return;
+            return false;
         }
         BthFlyweight bth = decoder.bth();
         int dest = bth.destQp();
@@ -425,18 +540,19 @@ final class RoceDevice implements Runnable {
             if (op != RoceOpcode.UD_SEND_ONLY || decoder.payloadLength() < MadHeaderFlyweight.MAD_LENGTH
                 || decoder.deth().qkey() != GsiPacket.QKEY) {
                 count(Counter.MALFORMED);
-                return;
+                return false;
             }
             count(Counter.GSI_IN);
             cm.receive(gidOf(link.source()), in, decoder.payloadOffset(), MadHeaderFlyweight.MAD_LENGTH);
-            return;
+            return false;
         }
         RoceQp q = qps.get(dest);
         if (q == null || op.transport() != RoceOpcode.Transport.RC || !q.peer.equals(link.source())) {
             count(Counter.UNKNOWN_QPN);
-            return;
+            return false;
         }
         q.onPacket(in, 0, length, op.isResponse());
+        return op.position() == RoceOpcode.Position.LAST || op.position() == RoceOpcode.Position.ONLY;
     }
 
     private void pollProbes() {

@@ -188,6 +188,24 @@ final class RoceQp implements WireConnection, RemoteAccess, ReceiveSource, SendC
         }
     }
 
+    @Override
+    public boolean progressByPolling() {
+        return device.polling;
+    }
+
+    @Override
+    public int progress() {
+        if (counters.retired()) {
+            return PROGRESS_CLOSED;
+        }
+        return Math.max(0, device.consumerTurn());
+    }
+
+    @Override
+    public void consumerArmed() {
+        device.consumerArmed();
+    }
+
     /** Engine: the kick is taken. */
     void kicked() {
         kickQueued.set(false);
@@ -257,8 +275,9 @@ final class RoceQp implements WireConnection, RemoteAccess, ReceiveSource, SendC
         if (!ended) {
             pull();
         }
-        int sent = responder.poll(this, budget);
+        // requests first: a consumer that answers what it just received must not wait behind its ACK
         int sentRequests = ended ? 0 : requester.poll(this, budget);
+        int sent = responder.poll(this, budget);
         if (closing && !ended && requester.outstanding() == 0 && !moreRequests()) {
             ended = true;
             stopData();
@@ -332,6 +351,9 @@ final class RoceQp implements WireConnection, RemoteAccess, ReceiveSource, SendC
         }
         if (framed(buffer, offset)) {
             counters.fpduIn();
+            if (device.consumerPass()) {
+                counters.fpduInPolled();
+            }
         }
         if (!established && !active) {
             cm.dataArrived();

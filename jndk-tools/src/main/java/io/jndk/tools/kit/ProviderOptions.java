@@ -107,6 +107,7 @@ public final class ProviderOptions {
                 + " udp.port)", v -> decimal(v, 1, 65535)));
         ROCE.put("pcap", FILE);
         ROCE.put("poll.spin.us", LONG);
+        ROCE.put("poll", BOOLEAN);
         OWN.put("iwarp", IWARP);
         OWN.put("roce", ROCE);
     }

@@ -126,7 +126,9 @@ public final class PerfCommand implements Callable<Integer> {
 
     @Option(names = "--bind", paramLabel = "ADDRESS",
             description = "Local address: the server listens on it (default 127.0.0.1); the client connects from it"
-                    + " (default: the address the route to HOST leaves from).")
+                    + " (default: the address the route to HOST leaves from); in one process, the connecting side's"
+                    + " adapter opens on it (default 127.0.0.1, as the listening side's; over roce another address"
+                    + " gives each side a device of its own).")
     String bind;
 
     @Option(names = "--once", description = "With --server: exit after one connection.")
@@ -313,7 +315,8 @@ public final class PerfCommand implements Callable<Integer> {
         int maxSize = sizeList.stream().mapToInt(Integer::intValue).max().orElse(4096);
         boolean lat = mode.equals("lat");
         PerfLocal.Settings settings = new PerfLocal.Settings(transportName, lat, depth, qps, inline, wait.block, crc, capture.file(),
-                duration == null ? 0 : duration, warmup == null ? 0 : warmup, providerOptions);
+                duration == null ? 0 : duration, warmup == null ? 0 : warmup, providerOptions,
+                bind == null ? null : Net.resolve(bind));
         try (PerfProgress progress = progress(format);
                 Interrupt stop = new Interrupt(progress);
                 PerfLocal run = new PerfLocal(settings, maxSize)) {

@@ -28,7 +28,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 final class PerfLocal implements AutoCloseable {
     /** What a run measures and how. {@code seconds > 0} replaces the iteration count by a duration. */
     record Settings(String transport, boolean latencyMode, int depth, int qps, boolean inline, boolean block, boolean crc,
-            String pcap, double seconds, double warmupSeconds, Map<String, String> options) {}
+            String pcap, double seconds, double warmupSeconds, Map<String, String> options, InetAddress bindA) {}
 
     private final Settings settings;
     private final NdkAdapter a, b;
@@ -40,7 +40,9 @@ final class PerfLocal implements AutoCloseable {
     PerfLocal(Settings settings, int maxSize) {
         this.settings = settings;
         InetAddress lo = InetAddress.getLoopbackAddress();
-        a = Session.open(settings.transport(), lo, Session.options(settings.crc(), settings.pcap(), settings.options()));
+        // side A on --bind's address when given (over roce: a device of its own, as on another host)
+        InetAddress from = settings.bindA() == null ? lo : settings.bindA();
+        a = Session.open(settings.transport(), from, Session.options(settings.crc(), settings.pcap(), settings.options()));
         b = Session.open(settings.transport(), lo, Session.options(settings.crc(), null, settings.options()));
         inlineLimit = settings.inline() ? Math.min(a.info().maxInlineDataSize(), b.info().maxInlineDataSize()) : 0;
         pdA = Sync.create("CreatePd", a::createPd);
@@ -53,7 +55,7 @@ final class PerfLocal implements AutoCloseable {
         for (int i = 0; i < settings.qps(); i++) {
             PerfPair p = new PerfPair(i, a, pdA, b, pdB, maxSize, settings.depth(), inlineLimit, settings.block());
             pairs.add(p);
-            connect(p, lo, addr.get(), incoming);
+            connect(p, from, addr.get(), incoming);
         }
     }
 
