@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Interoperability of jndk's roce transport with Linux's soft-RoCE (rxe) in a QEMU guest: rping in both directions
-# at several sizes, then perftest's ib_write_bw, ib_read_bw and ib_send_bw (-R: rdma_cm) in both directions.
+# at several sizes, then perftest's ib_write_bw, ib_read_bw and ib_send_bw in both directions, each in rdma_cm mode
+# (-R) and in perftest's default mode (parameters over TCP, QPs connected without a CM; frame path only).
 #
 #   scripts/interop-rxe.sh            (as root; builds the guest with scripts/rxe-vm on first use, about a minute)
 #
@@ -15,7 +16,8 @@
 #
 # Environment: SIZES (rping sizes, default "64 1024 65535"), COUNT (pings, default 100), TOOLS (perftest tests,
 # default "write read send"), PT_SIZES (default "64 4096 65536"), ITERS (default 100), DIRECTIONS (default
-# "rxe2jndk jndk2rxe"), RXE_GUEST_PORT / RXE_HOST_PORT (the dgram wire's ports, default 24792 / 24793), OUT
+# "rxe2jndk jndk2rxe"), EXCHANGES (default "R tcp" on the frame path, "R" on ipv6), PT_TCP_PORT (the host's forward
+# to the guest's perftest server, default 18516), RXE_GUEST_PORT / RXE_HOST_PORT (the dgram wire's ports, default 24792 / 24793), OUT
 # (results folder, default a new /tmp/jndk-interop-rxe.*).
 #
 # Output: one row per case, "PASS|FAIL  TOOL  CASE  SIZE  BYTES  DETAIL"; the last line is "N passed, M failed";
@@ -28,10 +30,14 @@ TOOLS="${TOOLS:-write read send}"
 PT_SIZES="${PT_SIZES:-64 4096 65536}"
 ITERS="${ITERS:-100}"
 DIRECTIONS="${DIRECTIONS:-rxe2jndk jndk2rxe}"
+EXCHANGES="${EXCHANGES:-}"
 export RXE_GUEST_PORT="${RXE_GUEST_PORT:-24792}" RXE_HOST_PORT="${RXE_HOST_PORT:-24793}"
 OUT="${OUT:-$(mktemp -d /tmp/jndk-interop-rxe.XXXXXX)}"
 LINK="link=dgram:$RXE_HOST_PORT:$RXE_GUEST_PORT"
 VIA="${VIA:-frame}"
+PT_TCP_PORT="${PT_TCP_PORT:-18516}"
+# perftest's TCP exchange needs the guest's second NIC, which only the frame path sets up
+[ -n "$EXCHANGES" ] || if [ "$VIA" = frame ]; then EXCHANGES="R tcp"; else EXCHANGES="R"; fi
 NS=jndk-rxe6
 case "$VIA" in
     frame) ME=192.0.2.1 GUEST=192.0.2.2 JNDK=("$ROOT/jndk") LINKOPT=(-O "$LINK") ;;
@@ -45,7 +51,7 @@ mkdir -p "$SHARE"
 PASSED=0
 FAILED=0
 row() { # row RESULT TOOL CASE SIZE BYTES DETAIL
-    printf '%-4s  %-11s  %-20s  %5s  %10s  %s\n' "$1" "$2" "$3" "$4" "$5" "$6"
+    printf '%-4s  %-11s  %-24s  %5s  %10s  %s\n' "$1" "$2" "$3" "$4" "$5" "$6"
     if [ "$1" = PASS ]; then PASSED=$((PASSED + 1)); else FAILED=$((FAILED + 1)); fi
 }
 
@@ -186,14 +192,21 @@ rping_rxe2jndk() { # SIZE
 # ------------------------------------------------------------------ perftest (-R)
 rowline() { grep -E "^ $2 +$ITERS +[0-9.]+ +[0-9.]+" "$1" 2>/dev/null | head -1; }
 
-pt_jndk2rxe() { # TEST SIZE
-    local bin="ib_$1_bw" size=$2 name="$1_bw-jndk2rxe-$2" grc jrc detail
-    gcmd "timeout 120 $bin -R -d rxe0 -p 18515 -s $size -n $ITERS > $name.guest.log 2>&1 & P=\$!
+# Each case runs in rdma_cm mode (EXCHANGE R: -R) or in perftest's default mode (EXCHANGE tcp: the parameters over
+# TCP, through the guest's second NIC, and QPs connected without a CM): jndk's TCP reaches the guest's perftest
+# server through QEMU's forward of 127.0.0.1:$PT_TCP_PORT, the guest's perftest client reaches jndk's server as
+# 10.0.2.2 (the host's 127.0.0.1).
+pt_flag() { [ "$1" = R ] && echo "-R"; }
+pt_jndk2rxe() { # TEST SIZE EXCHANGE
+    local bin="ib_$1_bw" size=$2 ex=$3 name="$1_bw-jndk2rxe-$2-$3" grc jrc detail flag host port
+    flag="$(pt_flag "$ex")"
+    if [ "$ex" = R ]; then host=$GUEST port=18515; else host=127.0.0.1 port=$PT_TCP_PORT; fi
+    gcmd "timeout 120 $bin $flag -d rxe0 -p 18515 -s $size -n $ITERS > $name.guest.log 2>&1 & P=\$!
 i=0; until grep -q 'Waiting for client' $name.guest.log 2>/dev/null || [ \$i -gt 100 ]; do sleep 0.1; i=\$((i+1)); done
 touch $name.ready; wait \$P"
     local n=$GN
     waitfile "$SHARE/$name.ready" 60
-    timeout 120 "${JNDK[@]}" "$bin" -R "$GUEST" -p 18515 -s "$size" -n "$ITERS" --transport roce --bind "$ME" \
+    timeout 120 "${JNDK[@]}" "$bin" $flag "$host" -p "$port" -s "$size" -n "$ITERS" --transport roce --bind "$ME" \
         "${LINKOPT[@]}" --pcap "$OUT/$name.pcap" > "$OUT/$name.jndk.log" 2>&1 < /dev/null
     jrc=$?
     grc=$(gwait "$n" 60)
@@ -201,30 +214,32 @@ touch $name.ready; wait \$P"
     [ -n "$(rowline "$OUT/$name.jndk.log" "$size")" ] || detail="$detail no $size/$ITERS row from jndk;"
     [ -n "$(rowline "$SHARE/$name.guest.log" "$size")" ] || detail="$detail no $size/$ITERS row from rxe;"
     if [ "$jrc" = 0 ] && [ "$grc" = 0 ] && [ -z "$detail" ]; then
-        row PASS "$bin" "jndk -> rxe server" "$size" $((size * ITERS)) "$(rowline "$OUT/$name.jndk.log" "$size" | awk '{print $4 " MB/s"}')"
+        row PASS "$bin" "jndk -> rxe server $ex" "$size" $((size * ITERS)) "$(rowline "$OUT/$name.jndk.log" "$size" | awk '{print $4 " MB/s"}')"
     else
-        row FAIL "$bin" "jndk -> rxe server" "$size" 0 \
+        row FAIL "$bin" "jndk -> rxe server $ex" "$size" 0 \
             "jndk exit $jrc, rxe exit $grc;$detail $(why "$OUT/$name.jndk.log" "$SHARE/$name.guest.log")"
     fi
 }
 
-pt_rxe2jndk() { # TEST SIZE
-    local bin="ib_$1_bw" size=$2 name="$1_bw-rxe2jndk-$2" grc jrc pid detail
-    "${JNDK[@]}" "$bin" -R -p 18515 -s "$size" -n "$ITERS" --transport roce --bind "$ME" "${LINKOPT[@]}" \
+pt_rxe2jndk() { # TEST SIZE EXCHANGE
+    local bin="ib_$1_bw" size=$2 ex=$3 name="$1_bw-rxe2jndk-$2-$3" grc jrc pid detail flag to
+    flag="$(pt_flag "$ex")"
+    if [ "$ex" = R ]; then to=$ME; else to=10.0.2.2; fi
+    "${JNDK[@]}" "$bin" $flag -p 18515 -s "$size" -n "$ITERS" --transport roce --bind "$ME" "${LINKOPT[@]}" \
         --pcap "$OUT/$name.pcap" > "$OUT/$name.jndk.log" 2>&1 < /dev/null &
     pid=$!
     PIDS+=($pid)
     await_line "$OUT/$name.jndk.log" 'Waiting for client' 60
-    gcmd "timeout 120 $bin -R -d rxe0 -p 18515 -s $size -n $ITERS $ME > $name.guest.log 2>&1"
+    gcmd "timeout 120 $bin $flag -d rxe0 -p 18515 -s $size -n $ITERS $to > $name.guest.log 2>&1"
     grc=$(gwait "$GN" 130)
     waitjndk $pid 30; jrc=$JRC
     detail="$(pcapcheck "$OUT/$name.pcap")"
     [ -n "$(rowline "$OUT/$name.jndk.log" "$size")" ] || detail="$detail no $size/$ITERS row from jndk;"
     [ -n "$(rowline "$SHARE/$name.guest.log" "$size")" ] || detail="$detail no $size/$ITERS row from rxe;"
     if [ "$jrc" = 0 ] && [ "$grc" = 0 ] && [ -z "$detail" ]; then
-        row PASS "$bin" "rxe -> jndk server" "$size" $((size * ITERS)) "$(rowline "$SHARE/$name.guest.log" "$size" | awk '{print $4 " MB/s"}')"
+        row PASS "$bin" "rxe -> jndk server $ex" "$size" $((size * ITERS)) "$(rowline "$SHARE/$name.guest.log" "$size" | awk '{print $4 " MB/s"}')"
     else
-        row FAIL "$bin" "rxe -> jndk server" "$size" 0 \
+        row FAIL "$bin" "rxe -> jndk server $ex" "$size" 0 \
             "rxe exit $grc, jndk exit $jrc;$detail $(why "$SHARE/$name.guest.log" "$OUT/$name.jndk.log")"
     fi
 }
@@ -243,6 +258,10 @@ if [ "$VIA" = ipv6 ]; then
     export RXE_NETDEV="tap,id=n0,ifname=tap0,script=no,downscript=no"
     BOOT=(ip netns exec "$NS" "${BOOT[@]}")
 fi
+if [ "$VIA" = frame ] && [[ " $EXCHANGES " == *" tcp "* ]]; then
+    # perftest's TCP exchange: a second NIC in the guest, user-mode networking with one forward into it
+    export RXE_NETDEV2="user,id=n1,net=10.0.2.0/24,host=10.0.2.2,ipv6=off,hostfwd=tcp:127.0.0.1:$PT_TCP_PORT-:18515"
+fi
 "${BOOT[@]}" -q -t "$VM_TIMEOUT" -s "$SHARE" "$OUT/agent.sh" > "$OUT/boot.log" 2>&1 &
 VM_PID=$!
 if ! waitfile "$SHARE/agent.ready" 600; then
@@ -250,13 +269,15 @@ if ! waitfile "$SHARE/agent.ready" 600; then
     tail -5 "$OUT/boot.log" >&2
     exit 2
 fi
-printf '%-4s  %-11s  %-20s  %5s  %10s  %s\n' RESULT TOOL CASE SIZE BYTES DETAIL
+printf '%-4s  %-11s  %-24s  %5s  %10s  %s\n' RESULT TOOL CASE SIZE BYTES DETAIL
 for dir in $DIRECTIONS; do
     for size in $SIZES; do "rping_$dir" "$size"; done
 done
 for t in $TOOLS; do
     for size in $PT_SIZES; do
-        for dir in $DIRECTIONS; do "pt_$dir" "$t" "$size"; done
+        for ex in $EXCHANGES; do
+            for dir in $DIRECTIONS; do "pt_$dir" "$t" "$size" "$ex"; done
+        done
     done
 done
 gcmd exit

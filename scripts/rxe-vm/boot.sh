@@ -14,7 +14,9 @@
 # timeout, 125 when the VM failed (as siw-vm's run.sh).
 #
 # Environment: RXE_GUEST_PORT (default 24792), RXE_HOST_PORT (default 24793), RXE_NETDEV (another QEMU -netdev
-# for eth0 instead of the dgram wire, id n0: e.g. tap,id=n0,ifname=tap0,script=no,downscript=no), RXEVM_CACHE (default
+# for eth0 instead of the dgram wire, id n0: e.g. tap,id=n0,ifname=tap0,script=no,downscript=no), RXE_NETDEV2 (a
+# second NIC, eth1, id n1; the guest gives it 10.0.2.15/24: e.g. user,id=n1,hostfwd=tcp:127.0.0.1:18516-:18515 for
+# perftest's TCP exchange, the guest reaching the host's 127.0.0.1 as 10.0.2.2), RXEVM_CACHE (default
 # ~/.cache/jndk-rxe-vm: the patched tool copy, downloads and the built kernel + initramfs), SIWVM_CACHE (an
 # existing siw-vm cache whose downloaded packages are reused, default ~/.cache/siw-vm), REBUILD=1.
 #
@@ -47,12 +49,15 @@ log() { printf '[rxe-vm %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 # ---- build once: the patched copy of the tool, keyed by the hash of what the repository holds
 mkdir -p "$CACHE"
 [ -f "$CACHE/.gitignore" ] || printf '# built by scripts/rxe-vm/boot.sh\n*\n' > "$CACHE/.gitignore"
-want="$(cat "$HERE/rxe-vm.patch" "$HERE/siw-vm/build.sh" "$HERE/siw-vm/run.sh" "$HERE/siw-vm/guest/init" | sha256sum | cut -c1-16)"
+want="$( (cat "$HERE/rxe-vm.patch" "$HERE/siw-vm/build.sh" "$HERE/siw-vm/run.sh" "$HERE/siw-vm/guest/init"; echo nic2) | sha256sum | cut -c1-16)"
 if [ "${REBUILD:-0}" = 1 ] || [ "$(cat "$CACHE/stamp" 2>/dev/null)" != "$want" ] || [ ! -f "$CACHE/out/vmlinuz" ]; then
   log "building the rxe guest in $CACHE (about a minute; log: $CACHE/build.log)"
   rm -rf "$TOOL"
   cp -a "$HERE/siw-vm" "$TOOL"
   (cd "$TOOL" && patch -s -p1 < "$HERE/rxe-vm.patch")
+  # a second NIC when RXE_NETDEV2 is set (id n1: e.g. user-mode networking for a TCP path beside the RoCE wire)
+  sed -i 's|-device "virtio-net-pci,netdev=n0${RXEVM_MAC:+,mac=$RXEVM_MAC}"|& ${RXEVM_NETDEV2:+-netdev $RXEVM_NETDEV2 -device virtio-net-pci,netdev=n1}|' "$TOOL/run.sh"
+  grep -q RXEVM_NETDEV2 "$TOOL/run.sh" || { log "could not add the second NIC to run.sh"; exit 125; }
   # reuse an existing siw-vm download of the same packages (hard links: read only here)
   if [ -d "$SIWCACHE/debs" ] && [ "$SIWCACHE" != "$CACHE" ]; then
     mkdir -p "$CACHE/debs"
@@ -78,7 +83,7 @@ else
   log "booting: guest 192.0.2.2 on dgram 127.0.0.1:$GPORT <-> host link 127.0.0.1:$HPORT (link=dgram:$HPORT:$GPORT)"
 fi
 rc=0
-RXEVM_NETDEV="$NETDEV" RXEVM_MAC=52:54:00:00:02:02 SIWVM_CACHE="$CACHE" \
+RXEVM_NETDEV="$NETDEV" RXEVM_NETDEV2="${RXE_NETDEV2:-}" RXEVM_MAC=52:54:00:00:02:02 SIWVM_CACHE="$CACHE" \
   flock -w 900 /tmp/siw-vm.lock "$TOOL/run.sh" "${RUNARGS[@]}" \
   -a "siwvm.nosiw=1 siwvm.ip=192.0.2.2/24 siwvm.peer=192.0.2.1$EXTRA" "$WORK/cmd.sh" "$WORK/user.sh" "$@" || rc=$?
 exit "$rc"

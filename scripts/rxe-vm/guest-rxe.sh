@@ -8,6 +8,9 @@ modprobe rdma_rxe || { echo "rxe-vm: modprobe rdma_rxe failed"; exit 125; }
 rdma link add rxe0 type rxe netdev eth0 || { echo "rxe-vm: rdma link add rxe0 failed"; exit 125; }
 rdma link show | tee /mnt/host/rxe-link.txt
 grep -q 'rxe0/1 state ACTIVE' /mnt/host/rxe-link.txt || echo "rxe-vm: WARNING: rxe0 is not ACTIVE"
+if [ -e /sys/class/net/eth1 ]; then # RXE_NETDEV2: a TCP path to the host (user-mode networking)
+  ip link set eth1 up && ip addr add 10.0.2.15/24 dev eth1
+fi
 export RXEVM_IP="$SIWVM_IP" RXEVM_PEER="$SIWVM_HOST"
 /usr/bin/dash /mnt/host/user.sh
 rc=$?

@@ -49,6 +49,36 @@ public interface NdkConnector extends NdkClosable {
         return Optional.empty();
     }
 
+    /**
+     * jndk extension, not part of NDKPI: reserves this side's QP number and starting PSN for a connection that will
+     * be set up without the transport's connection manager ({@link #connectOutOfBand}), for consumers that exchange
+     * them themselves (perftest without rdma_cm). Supported where the wire has such numbers (roce); inline.
+     *
+     * @param local out: what to send the peer
+     * @return SUCCESS; NOT_SUPPORTED (the transport has no connection without its CM); INVALID_DEVICE_STATE (this
+     *     connector is not idle, or reserved already)
+     */
+    default int reserveOutOfBand(Ref<NdkOutOfBandEndpoint> local) {
+        return NtStatus.STATUS_NOT_SUPPORTED;
+    }
+
+    /**
+     * jndk extension, not part of NDKPI: connects {@code qp} to the peer described by {@code remote}, learnt out of
+     * band, on the numbers {@link #reserveOutOfBand} reserved: no connection manager message is exchanged. It
+     * completes as {@link #connect} does, at once, and is followed by {@link #completeConnect}; from then on the QP
+     * works as any connected QP (this side sends with its own PSN and expects the peer's). {@link #disconnect} ends
+     * it locally, after every outstanding request is acknowledged: nothing tells the peer, as after ibverbs'
+     * destroy of a QP, so consumers agree on the end out of band too.
+     *
+     * @param destination the peer's address (its port is not used on the wire; give any non-zero one)
+     * @return as {@link #connect}; INVALID_DEVICE_STATE when nothing was reserved
+     */
+    default int connectOutOfBand(NdkQp qp, InetSocketAddress source, InetSocketAddress destination,
+            NdkOutOfBandEndpoint remote, int inboundReadLimit, int outboundReadLimit, RequestCompletion completion,
+            Object requestContext) {
+        return NtStatus.STATUS_NOT_SUPPORTED;
+    }
+
     /** {@code NdkGetLocalAddress}; {@code addressLength} in: buffer size (16 IPv4, 28 IPv6), out: bytes needed. */
     int getLocalAddress(Ref<InetSocketAddress> address, IntRef addressLength);
 

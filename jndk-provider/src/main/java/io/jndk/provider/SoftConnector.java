@@ -52,6 +52,10 @@ final class SoftConnector extends SoftObject implements NdkConnector {
     /** Active side: the local endpoint held, and the request (kept for a retry from a fresh port). */
     private final HeldEndpoint endpoint = new HeldEndpoint(this);
     private ConnectRequest connectRequest;
+    /** The out-of-band numbers reserved for this connector ({@link #reserveOutOfBand}), until a connection uses them. */
+    private io.jndk.api.NdkOutOfBandEndpoint reserved;
+    /** The out-of-band connection the next {@link #startConnect} requests (set by {@link #connectOutOfBand}). */
+    private ConnectRequest.OutOfBand outOfBand;
     /** Active side: why the last attempt failed (set before its completion, cleared by the next attempt). */
     private ConnectFailure failure;
     /** The peer's private data, the read limits as requested (after local capping) and as negotiated. */
@@ -107,6 +111,53 @@ final class SoftConnector extends SoftObject implements NdkConnector {
         return startConnect(q, s.bound(), s, dst, ird, ord, pd, rc, ctx);
     }
 
+    @Override
+    public int reserveOutOfBand(io.jndk.api.Ref<io.jndk.api.NdkOutOfBandEndpoint> local) {
+        if (local == null) {
+            return NtStatus.STATUS_INVALID_PARAMETER;
+        }
+        synchronized (this) {
+            if (state != State.IDLE || !isOpen() || reserved != null) {
+                return NtStatus.STATUS_INVALID_DEVICE_STATE;
+            }
+            io.jndk.api.NdkOutOfBandEndpoint r = adapter.wire().reserveOutOfBand();
+            if (r == null) {
+                return NtStatus.STATUS_NOT_SUPPORTED;
+            }
+            reserved = r;
+            local.set(r);
+            return NtStatus.STATUS_SUCCESS;
+        }
+    }
+
+    @Override
+    public int connectOutOfBand(NdkQp q, InetSocketAddress src, InetSocketAddress dst,
+            io.jndk.api.NdkOutOfBandEndpoint remote, int ird, int ord, RequestCompletion rc, Object ctx) {
+        if (src == null || remote == null) {
+            return NtStatus.STATUS_INVALID_PARAMETER;
+        }
+        synchronized (this) {
+            if (reserved == null) {
+                return NtStatus.STATUS_INVALID_DEVICE_STATE;
+            }
+            outOfBand = new ConnectRequest.OutOfBand(reserved.qpn(), reserved.psn(), remote.qpn(), remote.psn(),
+                Math.min(reserved.mtu(), remote.mtu()));
+        }
+        int s = startConnect(q, src, null, dst, ird, ord, null, rc, ctx);
+        int qpn;
+        boolean failed;
+        synchronized (this) {
+            qpn = reserved == null ? -1 : reserved.qpn();
+            reserved = null; // one attempt per reservation: the connection owns the numbers now, or nobody does
+            outOfBand = null;
+            failed = state == State.IDLE;
+        }
+        if (failed && qpn >= 0) {
+            adapter.wire().releaseOutOfBand(qpn); // harmless if the transport already let it go
+        }
+        return s;
+    }
+
     private int startConnect(NdkQp q, InetSocketAddress src, SoftSharedEndpoint se, InetSocketAddress dst, int ird, int ord,
             byte[] pd, RequestCompletion rc, Object ctx) {
         if (!(q instanceof SoftQp sq) || sq.adapter != adapter || dst == null || dst.getAddress() == null) {
@@ -151,7 +202,9 @@ final class SoftConnector extends SoftObject implements NdkConnector {
             pending.park(rc, ctx);
             long wait = adapter.limit("connect.timeout.ms", 60_000);
             timer = adapter.dispatcher().schedule(this::connectTimedOut, wait, TimeUnit.MILLISECONDS);
-            request = new ConnectRequest(pd == null ? new byte[0] : pd.clone(), data.reqIrd(), data.reqOrd(), wait);
+            request = new ConnectRequest(pd == null ? new byte[0] : pd.clone(), data.reqIrd(), data.reqOrd(), wait,
+                outOfBand);
+            outOfBand = null;
             connectRequest = request;
         }
         int s = adapter.wire().connect(local, dst, se != null, request, activeHandler());
@@ -607,6 +660,10 @@ final class SoftConnector extends SoftObject implements NdkConnector {
     @Override
     void onClosed() {
         synchronized (this) {
+            if (reserved != null) {
+                adapter.wire().releaseOutOfBand(reserved.qpn());
+                reserved = null;
+            }
             endpoint.release();
             if (listener != null) {
                 listener.adapter.endpoints().release(listener.bound());

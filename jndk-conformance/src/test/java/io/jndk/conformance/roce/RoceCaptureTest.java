@@ -51,10 +51,16 @@ class RoceCaptureTest {
             Conn.Peer pa = Conn.peer(w, a, "qpA");
             Conn.Peer pb = Conn.peer(w, b, "qpB");
             Conn.Listening l = Conn.listen(w, b);
-            Conn.Link link = Conn.establish(w, pa, l, pb, null, null);
+            World.Side bEvents = new World.Side();
+            Conn.Link link = Conn.establish(w, pa, l, pb, null, bEvents);
             Conn.sendAndVerify(w, pa, pb, 70_000, 1);
             Conn.sendAndVerify(w, pb, pa, 100, 2);
-            assertThat(Kit.request((rc, c) -> link.active().disconnect(rc, c))).isEqualTo(NtStatus.STATUS_SUCCESS);
+            // a consumer that closes its connector right after NdkDisconnect, without waiting (as rping's client
+            // does): the close must not turn the graceful end into a REJ
+            java.util.concurrent.CompletableFuture<Integer> d = Kit.start((rc, c) -> link.active().disconnect(rc, c));
+            Kit.close(link.active());
+            assertThat(Kit.await(d)).isIn(NtStatus.STATUS_SUCCESS, NtStatus.STATUS_CANCELLED);
+            Kit.awaitTrue("the passive side's disconnect event", () -> bEvents.disconnects.get() == 1);
         }
         ByteBuffer f = ByteBuffer.wrap(Files.readAllBytes(file));
         assertThat(f.order(ByteOrder.LITTLE_ENDIAN).getInt(0)).isEqualTo(0xA1B2C3D4);
@@ -67,6 +73,7 @@ class RoceCaptureTest {
         // the Starting PSNs of the REQ and the REP, and the first request PSN sent to each side's QPN
         int reqQpn = -1, reqPsn = -1, repQpn = -1, repPsn = -1;
         Map<Integer, Integer> firstPsnTo = new TreeMap<>();
+        java.util.List<Integer> cmAttributes = new java.util.ArrayList<>();
         while (at < f.limit()) {
             int caplen = f.order(ByteOrder.LITTLE_ENDIAN).getInt(at + 8);
             ByteBuffer frame = ByteBuffer.wrap(f.array(), at + 16, caplen).slice().order(ByteOrder.BIG_ENDIAN);
@@ -84,6 +91,7 @@ class RoceCaptureTest {
                 int mad = payload + BTH_DETH;
                 int attribute = frame.getShort(mad + 16) & 0xFFFF;
                 int cm = mad + MAD_HEADER;
+                cmAttributes.add(attribute);
                 if (attribute == 0x0010 && reqQpn < 0) {
                     reqQpn = u24(frame, cm + ConnectRequestFlyweight.LOCAL_QPN);
                     reqPsn = u24(frame, cm + ConnectRequestFlyweight.STARTING_PSN);
@@ -103,6 +111,9 @@ class RoceCaptureTest {
         // first, so the active side's first request carries the REP's PSN and the passive side's the REQ's
         assertThat(firstPsnTo.get(repQpn)).as("the active side's first request PSN").isEqualTo(repPsn);
         assertThat(firstPsnTo.get(reqQpn)).as("the passive side's first request PSN").isEqualTo(reqPsn);
+        // the disconnect is a DREQ (answered by a DREP), and closing the connectors after it sends no REJ: rxe's rping
+        // server reports a REJ after the DREQ as a rejection and fails
+        assertThat(cmAttributes).as("CM attributes in order").contains(0x0015, 0x0016).doesNotContain(0x0012);
     }
 
     private static final int BTH_DETH = 12 + 8;

@@ -52,6 +52,19 @@ public interface WireTransport {
     int connect(InetSocketAddress source, InetSocketAddress destination, boolean reuseAddress, ConnectRequest request,
             ActiveHandler handler);
 
+    /**
+     * jndk's out-of-band extension: reserves a QP number and a starting PSN for a connection set up without the
+     * connection manager ({@link ConnectRequest#outOfBand()}); null when the transport has none (the default).
+     * Inline; the reservation ends with the connection built on it, or with {@link #releaseOutOfBand}.
+     */
+    default io.jndk.api.NdkOutOfBandEndpoint reserveOutOfBand() {
+        return null;
+    }
+
+    /** Gives back a reservation no connection was built on (its connector closed first). */
+    default void releaseOutOfBand(int qpn) {
+    }
+
     /** Releases everything (adapter close). */
     void shutdown();
 }

@@ -102,6 +102,8 @@ final class RoceDevice implements Runnable {
     private final ArrayDeque<RoceQp> ready = new ArrayDeque<>();
     private final java.util.Set<RoceQp> readySet = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     private final ArrayList<RoceQp> connecting = new ArrayList<>();
+    /** QP numbers reserved for out-of-band connections, with their PSNs (engine thread). */
+    private final Map<Integer, Integer> reservedQpns = new HashMap<>();
     private final RocePacketDecoder decoder = new RocePacketDecoder();
     private final RocePacketEncoder encoder = new RocePacketEncoder();
     private final ByteBuffer in;
@@ -323,7 +325,11 @@ final class RoceDevice implements Runnable {
             && !(address instanceof Inet6Address)) {
             return NtStatus.STATUS_INVALID_ADDRESS;
         }
-        execute(() -> startConnect(source, destination, request, handler));
+        if (request.outOfBand() != null) {
+            execute(() -> startOutOfBand(source, destination, request, handler));
+        } else {
+            execute(() -> startConnect(source, destination, request, handler));
+        }
         return NtStatus.STATUS_PENDING;
     }
 
@@ -721,11 +727,54 @@ final class RoceDevice implements Runnable {
         for (int i = 0; i < 1 << 24; i++) {
             int q = nextQpn;
             nextQpn = nextQpn + 1 > 0xFFFFFF ? 0x11 : nextQpn + 1;
-            if (!qps.containsKey(q)) {
+            if (!qps.containsKey(q) && !reservedQpns.containsKey(q)) {
                 return q;
             }
         }
         throw new IllegalStateException("no free QPN");
+    }
+
+    /**
+     * Out-of-band extension: a QP number and a PSN for a connection without the CM, reserved on the engine (a
+     * command it runs at once; the caller waits for it, never for the network). Null when the device is closed.
+     */
+    io.jndk.api.NdkOutOfBandEndpoint reserveOutOfBand() {
+        java.util.concurrent.CompletableFuture<io.jndk.api.NdkOutOfBandEndpoint> f = new java.util.concurrent.CompletableFuture<>();
+        execute(() -> {
+            int qpn = allocateQpn();
+            int psn = newPsn();
+            reservedQpns.put(qpn, psn);
+            f.complete(new io.jndk.api.NdkOutOfBandEndpoint(qpn, psn, gid.octets(), mtu));
+        });
+        try {
+            return f.get(2, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            return null;
+        }
+    }
+
+    void releaseOutOfBand(int qpn) {
+        execute(() -> reservedQpns.remove(qpn));
+    }
+
+    /** Engine: a connection without the CM on reserved numbers: it stands at once (the consumer completes it next). */
+    private void startOutOfBand(InetSocketAddress source, InetSocketAddress destination, ConnectRequest request,
+            ActiveHandler handler) {
+        ConnectRequest.OutOfBand o = request.outOfBand();
+        if (reservedQpns.remove(o.localQpn()) == null || qps.containsKey(o.localQpn())) {
+            handler.onFailed(NtStatus.STATUS_INVALID_DEVICE_STATE, io.jndk.api.ConnectFailure.Reason.PROTOCOL_ERROR,
+                "QP number 0x" + Integer.toHexString(o.localQpn()) + " is not reserved on this device");
+            return;
+        }
+        RoceQp q = new RoceQp(this, true, o.localQpn(), source, destination);
+        q.activeHandler = handler;
+        q.outOfBand = o;
+        qps.put(q.qpn, q);
+        live.add(q);
+        handler.onReply(q, q.local, new byte[0], request.inboundReadLimit(), request.outboundReadLimit());
     }
 
     int newPsn() {
@@ -818,6 +867,14 @@ final class RoceDevice implements Runnable {
 
     /** Engine: the provider started the active side: RTU, then data. */
     void completeActive(RoceQp q, QpPort port) {
+        ConnectRequest.OutOfBand o = q.outOfBand;
+        if (o != null) { // no CM: perftest's ctx_connect semantics, each side sends with its own PSN
+            int pathMtu = Math.min(mtu, o.mtu());
+            q.build(port, pathMtu, o.remoteQpn(), o.sendPsn(), o.receivePsn());
+            q.established();
+            ready(q);
+            return;
+        }
         ConnectReply r = q.reply;
         if (q.abandoned || r == null || q.cm.complete(null) != CmStatus.OK) {
             q.abandoned = true;

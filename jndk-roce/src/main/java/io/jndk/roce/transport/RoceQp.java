@@ -78,6 +78,8 @@ final class RoceQp implements WireConnection, RemoteAccess, ReceiveSource, SendC
     private final BufferCursor[] cursorOut = new BufferCursor[1];
 
     CmConnection cm;
+    /** A connection without the CM (out-of-band extension): its numbers; {@link #cm} stays null. */
+    io.jndk.provider.spi.ConnectRequest.OutOfBand outOfBand;
     ActiveHandler activeHandler;
     PassiveHandler passiveHandler;
     /** Active: the REP, and the PSN this side's REQ carried: the first one it expects (its peer sends with it). */
@@ -222,10 +224,18 @@ final class RoceQp implements WireConnection, RemoteAccess, ReceiveSource, SendC
     @Override
     public void abort(int term) {
         device.execute(() -> {
+            // After the consumer's graceful disconnect (a connector closed right after NdkDisconnect) the end stays
+            // graceful: the DREQ, if it has not gone yet, and never a REJ after it (rxe's rping server reported the
+            // REJ that followed a DREQ as RDMA_CM_EVENT_REJECTED, and failed)
+            boolean graceful = closing && term == 0;
             ended = true; // the provider knows: nothing is reported back
             stopData();
-            resetCm();
-            end(false);
+            if (graceful) {
+                disconnectCm();
+            } else {
+                resetCm();
+            }
+            end(graceful && cm != null);
         });
     }
 
@@ -282,7 +292,7 @@ final class RoceQp implements WireConnection, RemoteAccess, ReceiveSource, SendC
             ended = true;
             stopData();
             disconnectCm();
-            end(true);
+            end(cm != null); // the QPN waits out the CM's time wait; without a CM there is none
         }
         return sent == budget || sentRequests == budget;
     }

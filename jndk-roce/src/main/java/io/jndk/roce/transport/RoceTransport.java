@@ -105,6 +105,16 @@ public final class RoceTransport implements WireTransport {
     }
 
     @Override
+    public io.jndk.api.NdkOutOfBandEndpoint reserveOutOfBand() {
+        return device.reserveOutOfBand();
+    }
+
+    @Override
+    public void releaseOutOfBand(int qpn) {
+        device.releaseOutOfBand(qpn);
+    }
+
+    @Override
     public void shutdown() {
         if (shut.compareAndSet(false, true)) {
             device.release();

@@ -63,6 +63,7 @@ abstract class BwCommand extends PerftestCommand {
     PerftestRun.Params params(long size, Output output) {
         int seconds = infinite && duration == 0 ? 5 : duration;
         return new PerftestRun.Params(verb(), false, host, port, size, iters, all, seconds, gbits, txDepth, rxDepth(),
-                outReads(), crc, pcap, bind, duplex, qps, output, infinite, inlineSize(), noPeak, transport, providerOptions);
+                outReads(), crc, pcap, bind, duplex, qps, output, infinite, inlineSize(), noPeak, transport, providerOptions,
+                rdmaCm);
     }
 }

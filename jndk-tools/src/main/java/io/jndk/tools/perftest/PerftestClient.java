@@ -27,13 +27,12 @@ final class PerftestClient extends PerftestRun {
         int tx = Math.min(p.txDepth(), n > 0 ? n : p.txDepth());
         int rx = Math.min(p.rxDepth(), n > 0 ? n : p.rxDepth());
         boolean send = p.verb() == Verb.SEND;
-        handshake(Dest.ZERO, "pre-connect handshake");
+        preConnect();
         List<Data> data = data(arena, p.qps(), send && p.duplex() ? rx : 1, tx + 16); // 16 more for credit Writes
         if (send && p.duplex()) {
             data.forEach(d -> d.postReceives(rx)); // before the server can Send: it does as soon as the start handshake is done
         }
-        connectData(data);
-        List<Dest> remote = exchangeDestinations(data);
+        List<Dest> remote = connectAndExchange(data);
         if (full()) {
             PerftestReport.printHeader(out, p, true, ord, tx, rx);
             PerftestReport.printAddresses(out, data.stream().map(Data::dest).toList(), remote);

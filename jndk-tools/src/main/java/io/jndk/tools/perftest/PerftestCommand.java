@@ -33,7 +33,9 @@ abstract class PerftestCommand implements Callable<Integer> {
     @Parameters(arity = "0..1", paramLabel = "HOST", description = "Server to connect to (client); none: be the server.")
     String host;
 
-    @Option(names = {"-R", "--rdma_cm"}, description = "Connect QPs with rdma_cm and exchange parameters over it (required).")
+    @Option(names = {"-R", "--rdma_cm"}, description = "Connect QPs with rdma_cm and exchange parameters over it (required on iwarp and for the latency"
+            + " tools; without it, over roce, the parameters go over TCP and the QPs connect without a CM, as perftest's"
+            + " default).")
     boolean rdmaCm;
 
     @Option(names = {"-p", "--port"}, defaultValue = "" + PerftestWire.DEFAULT_PORT,
@@ -145,8 +147,11 @@ abstract class PerftestCommand implements Callable<Integer> {
 
     /** The first problem with the options, or null. */
     private String check() {
-        if (!rdmaCm) {
-            return "jndk speaks only perftest's rdma_cm mode (its QPs are connected by a CM, on iwarp and on roce): add -R";
+        if (!rdmaCm && (!"roce".equals(transport) || latency())) {
+            return "roce".equals(transport)
+                ? "the latency tools speak only perftest's rdma_cm mode: add -R"
+                : "on iwarp jndk speaks only perftest's rdma_cm mode (an iWARP QP is connected by MPA): add -R"
+                    + " (--transport roce also speaks perftest's TCP exchange)";
         }
         if (!Transports.WIRE.contains(transport)) {
             return "unknown --transport " + transport + " (iwarp or roce)";

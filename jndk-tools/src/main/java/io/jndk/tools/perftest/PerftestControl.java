@@ -18,7 +18,7 @@ import java.util.concurrent.TimeoutException;
  * a message arrives, before anything is sent back), so a strictly alternating exchange never finds the peer without
  * a receive. The client sends first in every exchange, the server receives first.
  */
-final class PerftestControl {
+final class PerftestControl implements PerftestChannel {
     /** Receive buffer: larger than any perftest 4.x message, so a newer peer's message is reported, not overflowed. */
     static final int RECEIVE_BYTES = 1024;
     static final int SEND_BYTES = 1024;
@@ -57,7 +57,8 @@ final class PerftestControl {
         peerGone = true;
     }
 
-    boolean peerGone() {
+    @Override
+    public boolean peerGone() {
         return peerGone;
     }
 
@@ -127,6 +128,11 @@ final class PerftestControl {
         return arrived.poll();
     }
 
+    @Override
+    public byte[] tryReceive(int length) {
+        return tryReceive();
+    }
+
     /** A message if one has arrived, else {@code null}; never waits. */
     byte[] tryReceive() {
         if (arrived.isEmpty()) {
@@ -136,12 +142,14 @@ final class PerftestControl {
     }
 
     /** Puts a message taken with {@link #tryReceive} back: the next receive returns it. */
-    void pushBack(byte[] m) {
+    @Override
+    public void pushBack(byte[] m) {
         arrived.addFirst(m);
     }
 
     /** One exchange: the client sends then receives, the server receives then sends. Returns the peer's message. */
-    byte[] exchange(byte[] mine, long timeoutMs, String what) throws TimeoutException {
+    @Override
+    public byte[] exchange(byte[] mine, long timeoutMs, String what) throws TimeoutException {
         if (client) {
             send(mine, timeoutMs);
             return receive(timeoutMs, what);

@@ -42,7 +42,7 @@ final class PerftestReport {
         } else {
             out.println(" Max inline data : " + p.inline() + "[B]");
         }
-        out.println(" rdma_cm QPs\t : ON");
+        out.println(" rdma_cm QPs\t : " + (p.rdmaCm() ? "ON" : "OFF"));
         out.println(" Data ex. method : rdma_cm");
         if (!roce) {
             out.println(" MPA CRC         : " + (p.crc() ? "requested" : "as the peer asks"));

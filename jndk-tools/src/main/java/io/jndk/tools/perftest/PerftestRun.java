@@ -52,7 +52,7 @@ abstract class PerftestRun {
     record Params(Verb verb, boolean latency, String host, int port, long size, int iters, boolean all, int duration,
             boolean gbits, int txDepth, int rxDepth, int outReads, boolean crc, String pcap, String bind, boolean duplex,
             int qps, Output output, boolean infinite, int inline, boolean noPeak, String transport,
-            java.util.Map<String, String> options) {}
+            java.util.Map<String, String> options, boolean rdmaCm) {}
 
     /** Waits on the peer during setup and between phases (a peer that stays silent this long has failed). */
     static final long STEP_TIMEOUT_MS = 30_000;
@@ -69,6 +69,11 @@ abstract class PerftestRun {
      * receiver-not-ready retry there); over RoCE the sender relies on RNR NAKs and retries, as perftest on rxe.
      */
     final boolean credits;
+    /**
+     * perftest's default mode (no {@code -R}, roce only): the exchange goes over a TCP connection and the data QPs
+     * connect without a CM, on QP numbers and PSNs reserved before the exchange ({@code NdkConnector.reserveOutOfBand}).
+     */
+    final boolean tcp;
     final Deque<NdkClosable> owned = new ArrayDeque<>();
     final List<NdkConnector> connected = new ArrayList<>();
     /** The Accepts of the data connections (their outcome is checked before the close, see {@link #accept}). */
@@ -78,10 +83,12 @@ abstract class PerftestRun {
     InetAddress local;
     InetSocketAddress server;
     Listening incoming;
-    PerftestControl ctl;
+    PerftestChannel ctl;
     NdkConnector ctlConn;
     int cycleBuffer = PerftestWire.CYCLE_BUFFER;
     int cacheLine = PerftestWire.CACHE_LINE;
+    /** The path MTU the peer's MTU message named, in bytes (0 until then, or if it named none). */
+    int peerMtu;
     int ord;
     volatile boolean dataGone;
 
@@ -91,6 +98,7 @@ abstract class PerftestRun {
         this.err = err;
         this.client = p.host() != null;
         this.credits = !"roce".equals(p.transport());
+        this.tcp = !p.rdmaCm();
     }
 
     /** The side's part of the test, on resources it allocates from {@code arena}. */
@@ -200,8 +208,12 @@ abstract class PerftestRun {
         final NdkQp qp;
         final long maxSize;
         final long half;
-        final int qpn;
-        final int psn = ThreadLocalRandom.current().nextInt(0x1000000);
+        /** The QP number and starting PSN this side advertises (the device's own ones in the TCP mode). */
+        int qpn;
+        int psn = ThreadLocalRandom.current().nextInt(0x1000000);
+        /** The TCP mode: the connector whose out-of-band numbers this QP uses, and those numbers. */
+        NdkConnector outOfBand;
+        io.jndk.api.NdkOutOfBandEndpoint reserved;
         final NdkSge[] sge = {new NdkSge()};
 
         Data(Arena arena, int index, int rqDepth, int iqDepth) {
@@ -236,7 +248,8 @@ abstract class PerftestRun {
             boolean send = p.verb() == Verb.SEND && !p.latency() && credits;
             int rkey = send ? creditMr.getRemoteToken() : mr.getRemoteToken();
             long vaddr = send ? credit.address() : p.latency() ? buf.address() + half : buf.address();
-            return new Dest(0, p.verb() == Verb.READ ? Math.max(1, ord) : 1, qpn, psn, rkey, vaddr, gid(local), 0, 0);
+            int reads = p.verb() != Verb.READ ? 1 : tcp ? p.outReads() : Math.max(1, ord);
+            return new Dest(0, reads, qpn, psn, rkey, vaddr, reserved != null ? reserved.gid() : gid(local), 0, 0);
         }
 
         int creditValue() {
@@ -300,10 +313,16 @@ abstract class PerftestRun {
             throw new Failure(Failure.Kind.UNREACHABLE, "no local address reaches " + p.host() + " (" + e.getMessage() + ")");
         }
         open(local);
-        ctl = control(arena);
-        ctl.postReceive();
-        connect(ctl.qp(), 0, 0, "control", 1, ctl::markPeerGone);
-        ctlConn = connected.getLast();
+        if (tcp) {
+            ctl = PerftestTcpControl.connect(hostAddress(local) ? new InetSocketAddress(local, 0) : null, server,
+                    STEP_TIMEOUT_MS, CONNECT_ATTEMPTS);
+        } else {
+            PerftestControl c = control(arena);
+            ctl = c;
+            c.postReceive();
+            connect(c.qp(), 0, 0, "control", 1, c::markPeerGone);
+            ctlConn = connected.getLast();
+        }
         exchangeSystem();
     }
 
@@ -311,9 +330,11 @@ abstract class PerftestRun {
     void serverControl(Arena arena) throws InterruptedException, TimeoutException {
         local = Net.resolve(p.bind() != null ? p.bind() : "127.0.0.1");
         open(local);
-        incoming = new Listening(adapter);
-        owned.push(incoming.listener());
-        incoming.listen(new InetSocketAddress(local, p.port()));
+        if (!tcp) {
+            incoming = new Listening(adapter);
+            owned.push(incoming.listener());
+            incoming.listen(new InetSocketAddress(local, p.port()));
+        }
         if (full()) {
             out.println();
             out.println("************************************");
@@ -321,15 +342,101 @@ abstract class PerftestRun {
             out.println("************************************");
             out.flush();
         }
-        ctl = control(arena);
-        ctl.postReceive();
+        if (tcp) {
+            // perftest's server listens on every address; this one on the bound address (default 127.0.0.1)
+            long wait = p.infinite() ? java.util.concurrent.TimeUnit.DAYS.toMillis(1) : 600_000L;
+            InetAddress tcpAt = hostAddress(local) ? local : InetAddress.getLoopbackAddress();
+            ctl = PerftestTcpControl.accept(new InetSocketAddress(tcpAt, p.port()), wait);
+            exchangeSystem();
+            return;
+        }
+        PerftestControl c = control(arena);
+        ctl = c;
+        c.postReceive();
         NdkConnector cc = incoming.take();
         owned.push(cc);
         List<CompletableFuture<Integer>> ctlAccept = new ArrayList<>();
-        accept(cc, ctl.qp(), ctl::markPeerGone, ctlAccept);
+        accept(cc, c.qp(), c::markPeerGone, ctlAccept);
         awaitAccepted(ctlAccept, "control"); // the client's first message completes it
         ctlConn = cc;
         exchangeSystem();
+    }
+
+    /** rdma_cm mode: the empty handshake before the data connections (perftest's TCP exchange has none). */
+    void preConnect() throws TimeoutException {
+        if (!tcp) {
+            handshake(Dest.ZERO, "pre-connect handshake");
+        }
+    }
+
+    /**
+     * The data connections and the destination exchange, in each mode's order: rdma_cm connects first and then
+     * exchanges; the TCP mode reserves each QP's numbers, exchanges them and then connects each QP to its peer's
+     * (both sides alike: neither listens).
+     */
+    List<Dest> connectAndExchange(List<Data> data) throws InterruptedException, TimeoutException {
+        if (!tcp) {
+            connectData(data);
+            return exchangeDestinations(data);
+        }
+        for (Data d : data) {
+            NdkConnector c = Sync.create("CreateConnector", adapter::createConnector);
+            owned.push(c);
+            io.jndk.api.Ref<io.jndk.api.NdkOutOfBandEndpoint> r = new io.jndk.api.Ref<>();
+            Checks.check(c.reserveOutOfBand(r), "ReserveOutOfBand");
+            d.outOfBand = c;
+            d.reserved = r.get();
+            d.qpn = d.reserved.qpn();
+            d.psn = d.reserved.psn();
+        }
+        List<Dest> remote = exchangeDestinations(data);
+        int reads = p.verb() == Verb.READ ? p.outReads() : 0;
+        int mtuBytes = Math.min(PerftestWire.mtuBytes(PerftestWire.MTU_ENUM), peerMtu == 0 ? 4096 : peerMtu);
+        for (int i = 0; i < data.size(); i++) {
+            Data d = data.get(i);
+            Dest theirs = remote.get(i);
+            InetAddress at = addressOfGid(theirs.gid());
+            int peerReads = p.verb() == Verb.READ ? Math.max(1, Math.min(reads, theirs.outReads())) : 0;
+            io.jndk.api.NdkOutOfBandEndpoint peer = new io.jndk.api.NdkOutOfBandEndpoint(theirs.qpn() & 0xFFFFFF,
+                    theirs.psn() & 0xFFFFFF, theirs.gid(), mtuBytes);
+            NdkConnector c = d.outOfBand;
+            int st = Sync.get(Sync.start((rc, x) -> c.connectOutOfBand(d.qp, new InetSocketAddress(local, 0),
+                    new InetSocketAddress(at, p.port()), peer, peerReads, peerReads, rc, x)), "ConnectOutOfBand");
+            Sync.check("ConnectOutOfBand", st);
+            IntRef outbound = new IntRef();
+            Checks.check(c.getConnectionData(null, outbound, null, new IntRef(0)), "GetConnectionData");
+            ord = outbound.value;
+            Sync.request("CompleteConnect", (rc, x) -> c.completeConnect(e -> dataGone = true, null, rc, x));
+            connected.add(c);
+        }
+        return remote;
+    }
+
+    /**
+     * Whether {@code a} is an address of this host's own interfaces (the TCP exchange binds to it). A frame link's
+     * address (roce {@code link=dgram:...}) is jndk's station of its own, not the host's: the exchange then goes from
+     * the host's default address, and a server listens on the loopback address.
+     */
+    static boolean hostAddress(InetAddress a) {
+        try {
+            return a.isLoopbackAddress() || java.net.NetworkInterface.getByInetAddress(a) != null;
+        } catch (java.net.SocketException e) {
+            return false;
+        }
+    }
+
+    /** The address a GID stands for (an IPv4-mapped one: the IPv4 address). */
+    static InetAddress addressOfGid(byte[] g) {
+        try {
+            boolean mapped = true;
+            for (int i = 0; i < 10; i++) {
+                mapped &= g[i] == 0;
+            }
+            mapped &= g[10] == (byte) 0xFF && g[11] == (byte) 0xFF;
+            return mapped ? InetAddress.getByAddress(java.util.Arrays.copyOfRange(g, 12, 16)) : InetAddress.getByAddress(g);
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** The data connections: the client connects one per QP (retrying while the server re-listens), the server accepts. */
@@ -410,8 +517,19 @@ abstract class PerftestRun {
      * before it has completed its last Send (siw flushes the Send it is still working on with a local QP operation
      * error, and perftest then reports "Failed to close connection").
      */
-    void orderlyClose() throws InterruptedException {
+    void orderlyClose() throws InterruptedException, TimeoutException {
         List<NdkConnector> data = new ArrayList<>(connected);
+        if (tcp) {
+            // perftest's last TCP messages: each side writes "done" and reads the peer's; the QPs end on their own
+            PerftestTcpControl t = (PerftestTcpControl) ctl;
+            byte[] done = t.sendThenReceive(PerftestWire.DONE, STEP_TIMEOUT_MS, "done");
+            if (!java.util.Arrays.equals(done, PerftestWire.DONE)) {
+                err.println(" Warning: the peer's last message is not \"done\"");
+            }
+            data.forEach(this::disconnect);
+            t.close();
+            return;
+        }
         data.remove(ctlConn);
         if (client) {
             data.forEach(this::disconnect);
@@ -442,6 +560,9 @@ abstract class PerftestRun {
     }
 
     void tearDown(boolean ok) {
+        if (ctl != null) {
+            ctl.close();
+        }
         for (NdkConnector c : connected.reversed()) {
             try {
                 Sync.get(Sync.start((rc, x) -> c.disconnect(rc, x)), "Disconnect");
@@ -490,11 +611,22 @@ abstract class PerftestRun {
         if (cl > 0 && (cl & (cl - 1)) == 0 && cl <= 4096) {
             cacheLine = Math.max(cacheLine, cl);
         }
-        PerftestWire.parseMtu(xchg(PerftestWire.mtu(PerftestWire.MTU_ENUM), "MTU"));
+        peerMtu = PerftestWire.mtuBytes(PerftestWire.parseMtu(xchg(PerftestWire.mtu(PerftestWire.MTU_ENUM), "MTU")));
     }
 
     Dest handshake(Dest mine, String what) throws TimeoutException {
-        return Dest.decode(xchg(mine.encode(), what));
+        byte[] theirs = xchg(encode(mine), what);
+        return tcp ? Dest.decodeKeys(theirs) : Dest.decode(theirs);
+    }
+
+    /** A destination as this mode sends it: ASCII keys over TCP, perftest's structure in a control Send. */
+    byte[] encode(Dest d) {
+        return tcp ? d.encodeKeys() : d.encode();
+    }
+
+    /** The length of a destination message in this mode. */
+    int destLength() {
+        return tcp ? PerftestWire.KEYS_LENGTH : PerftestWire.DEST_LENGTH;
     }
 
     /**
@@ -505,7 +637,9 @@ abstract class PerftestRun {
      */
     List<Dest> exchangeDestinations(List<Data> data) throws TimeoutException {
         List<Dest> mine = data.stream().map(Data::dest).toList();
-        handshake(Dest.ZERO, "connected handshake");
+        if (!tcp) {
+            handshake(Dest.ZERO, "connected handshake");
+        }
         List<Dest> remote = new ArrayList<>();
         for (Dest d : mine) {
             remote.add(handshake(d, "destination"));

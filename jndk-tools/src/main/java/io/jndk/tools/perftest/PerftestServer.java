@@ -30,9 +30,8 @@ final class PerftestServer extends PerftestRun {
         if (send) {
             data.forEach(d -> d.postReceives(rx));
         }
-        handshake(Dest.ZERO, "pre-connect handshake");
-        connectData(data);
-        List<Dest> remote = exchangeDestinations(data);
+        preConnect();
+        List<Dest> remote = connectAndExchange(data);
         // posts only on connected QPs: a passive Accept completes when the initiator's first FPDU has arrived, which
         // may come after the control connection's exchange (a -b server's first Write failed CONNECTION_INVALID)
         awaitAccepted(dataAccepts, "data");
@@ -52,7 +51,7 @@ final class PerftestServer extends PerftestRun {
                 traffic.senderDone = () -> {
                     // Duration mode: receive (and return credits) until the client's close message arrives, which
                     // it sends once its time is up and its Sends have completed; the close exchange then uses it.
-                    byte[] m = ctl.tryReceive();
+                    byte[] m = ctl.tryReceive(destLength());
                     if (m != null) {
                         ctl.pushBack(m);
                         return true;
@@ -84,7 +83,7 @@ final class PerftestServer extends PerftestRun {
             print(r.plus(exchangeReports(r)));
         } else {
             long wait = p.infinite() ? TimeUnit.DAYS.toMillis(365) : p.duration() > 0 ? (p.duration() + 120) * 1000L : 600_000L;
-            ctl.exchange(mine.encode(), wait, "end of test");
+            ctl.exchange(encode(mine), wait, "end of test");
             print(exchangeReports(new Report(0, 0, 0, 0, 0))); // perftest's server sends noise; jndk zeros
         }
         if (full()) {

@@ -31,6 +31,10 @@ final class PerftestWire {
     /** ibv_mtu enum 3 = 1024 bytes, what siw reports. */
     static final int MTU_ENUM = 3;
     static final int DEST_LENGTH = 56;
+    /** perftest's {@code KEY_MSG_SIZE_GID}: the address keys over TCP. */
+    static final int KEYS_LENGTH = 108;
+    /** The last message of a TCP exchange, each side's: "done" and its NUL. */
+    static final byte[] DONE = {'d', 'o', 'n', 'e', 0};
     static final int DEFAULT_PORT = 18515;
 
     /** The three verbs, with the words perftest's titles and tool names use. */
@@ -155,6 +159,47 @@ final class PerftestWire {
             b.get(32, gid);
             return new Dest(b.getInt(0), b.getInt(4), b.getInt(8), b.getInt(12), b.getInt(16), b.getLong(24), gid,
                     b.getInt(48), b.getInt(52));
+        }
+
+        /**
+         * The destination as perftest sends it over its TCP exchange (no rdma_cm): {@code KEY_PRINT_FMT_GID}, ASCII
+         * hex fields separated by colons, "lid:out_reads:qpn:psn:rkey:vaddr:gid[0]:...:gid[15]:srqn:", NUL-padded to
+         * {@value #KEYS_LENGTH} bytes (checked against the TCP 18515 exchange of two rxe guests).
+         */
+        byte[] encodeKeys() {
+            StringBuilder t = new StringBuilder(String.format(java.util.Locale.ROOT, "%04x:%04x:%06x:%06x:%08x:%016x",
+                    lid & 0xFFFF, outReads & 0xFFFF, qpn & 0xFFFFFF, psn & 0xFFFFFF, rkey, vaddr));
+            for (byte g : gid) {
+                t.append(String.format(java.util.Locale.ROOT, ":%02x", g & 0xFF));
+            }
+            t.append(String.format(java.util.Locale.ROOT, ":%08x:", srqn));
+            byte[] ascii = t.toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            return java.util.Arrays.copyOf(ascii, KEYS_LENGTH);
+        }
+
+        /** Parses {@link #encodeKeys}'s form (the fields as perftest's reader takes them: hex, colon-separated). */
+        static Dest decodeKeys(byte[] m) {
+            expect(m, KEYS_LENGTH, "address keys");
+            int end = 0;
+            while (end < m.length && m[end] != 0) {
+                end++;
+            }
+            String[] f = new String(m, 0, end, java.nio.charset.StandardCharsets.US_ASCII).split(":");
+            if (f.length < 23) {
+                throw new IllegalStateException("the peer's address keys '" + new String(m, 0, end,
+                        java.nio.charset.StandardCharsets.US_ASCII) + "' have " + f.length + " fields, expected 23");
+            }
+            try {
+                byte[] gid = new byte[16];
+                for (int i = 0; i < 16; i++) {
+                    gid[i] = (byte) Integer.parseInt(f[6 + i], 16);
+                }
+                return new Dest(Integer.parseInt(f[0], 16), Integer.parseInt(f[1], 16), Integer.parseInt(f[2], 16),
+                        Integer.parseInt(f[3], 16), Integer.parseUnsignedInt(f[4], 16), Long.parseUnsignedLong(f[5], 16),
+                        gid, Integer.parseUnsignedInt(f[22], 16), 0);
+            } catch (NumberFormatException e) {
+                throw new IllegalStateException("the peer's address keys are not perftest's hex fields: " + e.getMessage());
+            }
         }
 
         /** The GID the way perftest prints it: each byte in decimal, two digits, colon-separated. */

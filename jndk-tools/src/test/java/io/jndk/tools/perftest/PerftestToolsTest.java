@@ -268,6 +268,49 @@ class PerftestToolsTest {
         assertThat(writes).as("RDMA Writes (credits)").isZero();
     }
 
+    /**
+     * perftest's default mode over roce (no {@code -R}): the parameters go over a TCP connection (ASCII address keys)
+     * and the data QPs connect on the numbers exchanged there, without a CM: the server's capture holds the traffic
+     * and not one CM MAD (UD Send on QP 1), and both sides print perftest's rows with "rdma_cm QPs : OFF".
+     */
+    @ParameterizedTest(name = "ib_{0}_bw over roce without -R")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"write", "read", "send"})
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void overRoceWithoutRdmaCmTheExchangeGoesOverTcpAndTheQpsConnectWithoutACm(String op,
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path pcap = dir.resolve("server.pcap");
+        String udp;
+        try (java.nio.channels.DatagramChannel c = java.nio.channels.DatagramChannel.open()
+                .bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+            udp = "udp.port=" + ((java.net.InetSocketAddress) c.getLocalAddress()).getPort();
+        }
+        int port = freePort();
+        List<String> common = List.of("--transport", "roce", "-O", udp, "-s", "4096", "-n", "200", "-p", "" + port);
+        Capture serverOut = new Capture("Waiting for client to connect");
+        CompletableFuture<Outcome> server = CompletableFuture.supplyAsync(
+            () -> execute(tool(op).get(), serverOut, args(common, "--pcap", pcap.toString())),
+            r -> Thread.ofPlatform().name("perftest-server").start(r));
+        serverOut.ready.get(30, TimeUnit.SECONDS);
+        Outcome client = execute(tool(op).get(), new Capture(null), args(common, "127.0.0.1"));
+        Outcome s = server.get(60, TimeUnit.SECONDS);
+        assertThat(client.exit()).as("client:%n%s%nserver:%n%s", client.all(), s.all()).isZero();
+        assertThat(s.exit()).as("server:%n%s", s.all()).isZero();
+        assertThat(client.out()).contains(" rdma_cm QPs\t : OFF").containsPattern(rowFor(4096, 200));
+        assertThat(s.out()).contains(" rdma_cm QPs\t : OFF");
+        java.nio.ByteBuffer f = java.nio.ByteBuffer.wrap(java.nio.file.Files.readAllBytes(pcap))
+            .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        int mads = 0, packets = 0;
+        for (int at = 24; at < f.limit(); at += 16 + f.getInt(at + 8)) {
+            int bth = at + 16 + 14 + 20 + 8;
+            packets++;
+            if ((f.get(bth) & 0xFF) == 0x64) {
+                mads++;
+            }
+        }
+        assertThat(packets).as("packets captured").isGreaterThan(200);
+        assertThat(mads).as("CM MADs (UD Sends to QP 1)").isZero();
+    }
+
     @Test
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void withoutRdmaCmItIsAUsageErrorAndWithoutAServerItSaysRefused() throws Exception {

@@ -13,6 +13,38 @@ class PerftestWireTest {
         return HexFormat.of().parseHex(s);
     }
 
+    /**
+     * The address keys of perftest's TCP exchange, as an rxe guest's ib_write_bw client sent them to another guest
+     * (TCP 18515, captured on the bridge between them): decoded field by field, and encoded back byte for byte.
+     */
+    @Test
+    void addressKeysAreRxesOwnByteForByte() {
+        String text = "0000:0001:000012:682b03:00000616:0000557bb399f000:00:00:00:00:00:00:00:00:00:00:ff:ff:c0:00:02:0b"
+                + ":00000000:";
+        byte[] wire = java.util.Arrays.copyOf(text.getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+                PerftestWire.KEYS_LENGTH);
+        Dest d = Dest.decodeKeys(wire);
+        assertThat(d.lid()).isZero();
+        assertThat(d.outReads()).isEqualTo(1);
+        assertThat(d.qpn()).isEqualTo(0x12);
+        assertThat(d.psn()).isEqualTo(0x682b03);
+        assertThat(d.rkey()).isEqualTo(0x616);
+        assertThat(d.vaddr()).isEqualTo(0x557bb399f000L);
+        assertThat(HexFormat.of().formatHex(d.gid())).isEqualTo("00000000000000000000ffffc000020b");
+        assertThat(d.encodeKeys()).isEqualTo(wire);
+        assertThat(text.length() + 1).as("perftest's KEY_MSG_SIZE_GID holds the text and its NUL").isEqualTo(108);
+    }
+
+    /** Keys that are not perftest's are refused with the text in the message, not misread. */
+    @Test
+    void malformedAddressKeysAreRefused() {
+        byte[] junk = java.util.Arrays.copyOf("0000:zz:12".getBytes(java.nio.charset.StandardCharsets.US_ASCII), 108);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Dest.decodeKeys(junk))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("0000:zz:12");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Dest.decodeKeys(new byte[56]))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("expected 108");
+    }
+
     @Test
     void messagesOfTheCaptureDecodeAndEncodeByteForByte() {
         assertThat(PerftestWire.version("6.06")).isEqualTo(hex("362e3036000000000000000000000000"));
