@@ -125,7 +125,15 @@ class PollingModeTest {
     /** A consumer that keeps polling still learns of the peer's orderly close (the disconnect event). */
     @Test
     void anOrderlyCloseIsSeenWhileTheConsumerKeepsPolling() {
-        try (World w = new World(new Mode("iwarp", false))) {
+        orderlyCloseSeenWhilePolling("iwarp");
+    }
+
+    /**
+     * A consumer that keeps polling still learns of the peer's orderly close (the disconnect event), on
+     * {@code transport} in polling mode (also {@link RocePollingModeTest}'s).
+     */
+    static void orderlyCloseSeenWhilePolling(String transport) {
+        try (World w = new World(new Mode(transport, false))) {
             World.Pair p = w.connect(false, 64, 4, 4, POLL);
             pingPongs(w, p, 100);
             assertThat(Kit.request((rc, c) -> p.a.connector.disconnect(rc, c))).isEqualTo(NtStatus.STATUS_SUCCESS);

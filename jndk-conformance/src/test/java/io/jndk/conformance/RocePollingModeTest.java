@@ -134,16 +134,7 @@ class RocePollingModeTest {
     /** A consumer that keeps polling still learns of the peer's orderly close (the disconnect event). */
     @Test
     void anOrderlyCloseIsSeenWhileTheConsumerKeepsPolling() {
-        try (World w = world()) {
-            World.Pair p = w.connect(false, 64, 4, 4, POLL);
-            PollingModeTest.pingPongs(w, p, 100);
-            assertThat(Kit.request((rc, c) -> p.a.connector.disconnect(rc, c))).isEqualTo(NtStatus.STATUS_SUCCESS);
-            NdkResultEx[] r = {new NdkResultEx()};
-            Kit.awaitTrue("B's disconnect event while B polls", () -> {
-                p.b.cq.getCqResultsEx(r, 1);
-                return p.b.disconnects.get() == 1;
-            });
-        }
+        PollingModeTest.orderlyCloseSeenWhilePolling("roce");
     }
 
     /**

@@ -127,7 +127,7 @@ final class RoceDevice implements Runnable {
     /** When a consumer last ran a pass ({@link System#nanoTime}); {@link Long#MIN_VALUE} once a CQ was armed. */
     private volatile long consumerPassed = Long.MIN_VALUE;
     /** Whether the running pass is a consumer's (the turn holder's own field: packets count as polled). */
-    private boolean consumerPass;
+    private boolean inConsumerPass;
     /** How long the engine keeps polling after its last work before it sleeps ({@code poll.spin.us}). */
     private final long spinNanos;
     private long lastWork;
@@ -343,10 +343,8 @@ final class RoceDevice implements Runnable {
                 if (polling && !turn.compareAndSet(false, true)) {
                     // a consumer runs a pass now: stand by as below (a retry every few microseconds would take the
                     // consumers' cores), or briefly if no consumer pass has ended yet
-                    long polled = consumerPassed;
-                    long t = System.nanoTime();
-                    LockSupport.parkNanos(polled != Long.MIN_VALUE && t - polled < STANDBY_NANOS
-                        ? polled + STANDBY_NANOS - t : TURN_BACKOFF_NANOS);
+                    long standBy = standByNanos(System.nanoTime());
+                    LockSupport.parkNanos(standBy > 0 ? standBy : TURN_BACKOFF_NANOS);
                     continue;
                 }
                 boolean work;
@@ -369,11 +367,11 @@ final class RoceDevice implements Runnable {
                     continue;
                 }
                 if (idle) {
-                    long polled = consumerPassed;
-                    if (polling && polled != Long.MIN_VALUE && now - polled < STANDBY_NANOS) {
+                    long standBy = polling ? standByNanos(now) : 0;
+                    if (standBy > 0) {
                         // consumers' polls drive the device: stand by (no wake-ups that take their cores), keep the
                         // timers, and take over within a millisecond of their last pass, at once when a CQ is armed
-                        LockSupport.parkNanos(Math.max(1, Math.min(polled + STANDBY_NANOS, next) - now));
+                        LockSupport.parkNanos(Math.max(1, Math.min(now + standBy, next) - now));
                         continue;
                     }
                     sleeping = true;
@@ -398,6 +396,15 @@ final class RoceDevice implements Runnable {
             }
             shutdownEngine();
         }
+    }
+
+    /**
+     * How long the engine stands by at {@code now}: until {@link #STANDBY_NANOS} after a consumer's last pass, or 0
+     * when no consumer passed that recently (or a CQ was armed since).
+     */
+    private long standByNanos(long now) {
+        long polled = consumerPassed;
+        return polled != Long.MIN_VALUE && now - polled < STANDBY_NANOS ? polled + STANDBY_NANOS - now : 0;
     }
 
     /** The engine's pass: commands and kicks, arrivals, then the QPs with output (deferred callbacks run). */
@@ -437,7 +444,7 @@ final class RoceDevice implements Runnable {
         boolean work = false;
         try {
             if (!closed) {
-                consumerPass = true;
+                inConsumerPass = true;
                 work = runConsumerPass();
             }
         } catch (IOException | RuntimeException e) {
@@ -445,7 +452,7 @@ final class RoceDevice implements Runnable {
             closed = true;
             selector.wakeup();
         } finally {
-            consumerPass = false;
+            inConsumerPass = false;
             turn.set(false);
         }
         consumerPassed = System.nanoTime();
@@ -461,8 +468,8 @@ final class RoceDevice implements Runnable {
     }
 
     /** Whether the running pass is a consumer's. */
-    boolean consumerPass() {
-        return consumerPass;
+    boolean inConsumerPass() {
+        return inConsumerPass;
     }
 
     private boolean runCommands() {

@@ -361,7 +361,7 @@ final class RoceQp implements WireConnection, RemoteAccess, ReceiveSource, SendC
         }
         if (framed(buffer, offset)) {
             counters.fpduIn();
-            if (device.consumerPass()) {
+            if (device.inConsumerPass()) {
                 counters.fpduInPolled();
             }
         }

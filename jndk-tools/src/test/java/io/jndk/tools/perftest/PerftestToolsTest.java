@@ -105,12 +105,20 @@ class PerftestToolsTest {
 
     /** Runs a server and, once it waits for clients, a client with the same options; returns {server, client}. */
     static Outcome[] pair(Supplier<PerftestCommand> tool, List<String> common, List<String> clientOnly) throws Exception {
+        return pair(tool, common, List.of(), clientOnly);
+    }
+
+    /** {@link #pair(Supplier, List, List)} with options for the server alone. */
+    static Outcome[] pair(Supplier<PerftestCommand> tool, List<String> common, List<String> serverOnly,
+            List<String> clientOnly) throws Exception {
         int port = freePort();
         List<String> c = new ArrayList<>(common);
         c.addAll(List.of("-p", "" + port));
+        List<String> sa = new ArrayList<>(c);
+        sa.addAll(serverOnly);
         boolean quiet = common.stream().anyMatch(a -> a.startsWith("--output"));
         Capture serverOut = new Capture("Waiting for client to connect");
-        CompletableFuture<Outcome> server = CompletableFuture.supplyAsync(() -> execute(tool.get(), serverOut, args(c)),
+        CompletableFuture<Outcome> server = CompletableFuture.supplyAsync(() -> execute(tool.get(), serverOut, args(sa)),
                 r -> Thread.ofPlatform().name("perftest-server").start(r));
         if (quiet) {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -128,6 +136,29 @@ class PerftestToolsTest {
         Outcome client = execute(tool.get(), new Capture(null), ca.toArray(String[]::new));
         Outcome s = server.get(60, TimeUnit.SECONDS);
         return new Outcome[] {s, client};
+    }
+
+    /** {@code -O udp.port=N} for a roce device on a UDP port free now (the tests' devices stay off the default 4791). */
+    static String freeUdpPortOption() throws IOException {
+        try (java.nio.channels.DatagramChannel c = java.nio.channels.DatagramChannel.open()
+                .bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+            return "udp.port=" + ((java.net.InetSocketAddress) c.getLocalAddress()).getPort();
+        }
+    }
+
+    /**
+     * The BTH of every packet in a roce capture ({@code --pcap}: Ethernet, IPv4, UDP, then the BTH): a view from the
+     * BTH's first byte to the frame's end, one per captured frame in order.
+     */
+    static List<java.nio.ByteBuffer> capturedBths(java.nio.file.Path pcap) throws IOException {
+        java.nio.ByteBuffer f = java.nio.ByteBuffer.wrap(java.nio.file.Files.readAllBytes(pcap))
+            .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        List<java.nio.ByteBuffer> bths = new ArrayList<>();
+        for (int at = 24; at < f.limit(); at += 16 + f.getInt(at + 8)) {
+            int bth = at + 16 + 14 + 20 + 8;
+            bths.add(f.slice(bth, at + 16 + f.getInt(at + 8) - bth));
+        }
+        return bths;
     }
 
     static Pattern rowFor(long size, long iters) {
@@ -232,33 +263,19 @@ class PerftestToolsTest {
     void sendOverRoceRunsPastTheReceivesOnRnrRetriesWithoutCredits(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
             throws Exception {
         java.nio.file.Path pcap = dir.resolve("server.pcap");
-        String udp;
-        try (java.nio.channels.DatagramChannel c = java.nio.channels.DatagramChannel.open()
-                .bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
-            udp = "udp.port=" + ((java.net.InetSocketAddress) c.getLocalAddress()).getPort();
-        }
-        int port = freePort();
-        List<String> common = List.of("-R", "--transport", "roce", "-O", udp, "-s", "1024", "-n", "300", "-r", "4",
-            "-t", "64", "-p", "" + port);
-        Capture serverOut = new Capture("Waiting for client to connect");
-        CompletableFuture<Outcome> server = CompletableFuture.supplyAsync(
-            () -> execute(new IbSendBwCommand(), serverOut, args(common, "--pcap", pcap.toString())),
-            r -> Thread.ofPlatform().name("perftest-server").start(r));
-        serverOut.ready.get(30, TimeUnit.SECONDS);
-        Outcome client = execute(new IbSendBwCommand(), new Capture(null), args(common, "127.0.0.1"));
-        Outcome s = server.get(60, TimeUnit.SECONDS);
+        List<String> common = List.of("-R", "--transport", "roce", "-O", freeUdpPortOption(), "-s", "1024", "-n", "300",
+            "-r", "4", "-t", "64");
+        Outcome[] sc = pair(IbSendBwCommand::new, common, List.of("--pcap", pcap.toString()), List.of());
+        Outcome s = sc[0], client = sc[1];
         assertThat(client.exit()).as("client:%n%s%nserver:%n%s", client.all(), s.all()).isZero();
         assertThat(s.exit()).as("server:%n%s", s.all()).isZero();
         assertThat(client.out()).contains("\tTransport type : IB").containsPattern(rowFor(1024, 300));
         assertThat(s.out()).containsPattern(rowFor(1024, 300));
         // RC ACKNOWLEDGE (opcode 0x11) whose AETH syndrome is an RNR NAK (0b001xxxxx), and no RDMA Write (credits)
-        java.nio.ByteBuffer f = java.nio.ByteBuffer.wrap(java.nio.file.Files.readAllBytes(pcap))
-            .order(java.nio.ByteOrder.LITTLE_ENDIAN);
         int rnrNaks = 0, writes = 0;
-        for (int at = 24; at < f.limit(); at += 16 + f.getInt(at + 8)) {
-            int bth = at + 16 + 14 + 20 + 8;
-            int opcode = f.get(bth) & 0xFF;
-            if (opcode == 0x11 && (f.get(bth + 12) & 0xE0) == 0x20) {
+        for (java.nio.ByteBuffer bth : capturedBths(pcap)) {
+            int opcode = bth.get(0) & 0xFF;
+            if (opcode == 0x11 && (bth.get(12) & 0xE0) == 0x20) {
                 rnrNaks++;
             } else if (opcode >= 0x06 && opcode <= 0x0B) {
                 writes++;
@@ -279,35 +296,16 @@ class PerftestToolsTest {
     void overRoceWithoutRdmaCmTheExchangeGoesOverTcpAndTheQpsConnectWithoutACm(String op,
             @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
         java.nio.file.Path pcap = dir.resolve("server.pcap");
-        String udp;
-        try (java.nio.channels.DatagramChannel c = java.nio.channels.DatagramChannel.open()
-                .bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
-            udp = "udp.port=" + ((java.net.InetSocketAddress) c.getLocalAddress()).getPort();
-        }
-        int port = freePort();
-        List<String> common = List.of("--transport", "roce", "-O", udp, "-s", "4096", "-n", "200", "-p", "" + port);
-        Capture serverOut = new Capture("Waiting for client to connect");
-        CompletableFuture<Outcome> server = CompletableFuture.supplyAsync(
-            () -> execute(tool(op).get(), serverOut, args(common, "--pcap", pcap.toString())),
-            r -> Thread.ofPlatform().name("perftest-server").start(r));
-        serverOut.ready.get(30, TimeUnit.SECONDS);
-        Outcome client = execute(tool(op).get(), new Capture(null), args(common, "127.0.0.1"));
-        Outcome s = server.get(60, TimeUnit.SECONDS);
+        List<String> common = List.of("--transport", "roce", "-O", freeUdpPortOption(), "-s", "4096", "-n", "200");
+        Outcome[] sc = pair(tool(op), common, List.of("--pcap", pcap.toString()), List.of());
+        Outcome s = sc[0], client = sc[1];
         assertThat(client.exit()).as("client:%n%s%nserver:%n%s", client.all(), s.all()).isZero();
         assertThat(s.exit()).as("server:%n%s", s.all()).isZero();
         assertThat(client.out()).contains(" rdma_cm QPs\t : OFF").containsPattern(rowFor(4096, 200));
         assertThat(s.out()).contains(" rdma_cm QPs\t : OFF");
-        java.nio.ByteBuffer f = java.nio.ByteBuffer.wrap(java.nio.file.Files.readAllBytes(pcap))
-            .order(java.nio.ByteOrder.LITTLE_ENDIAN);
-        int mads = 0, packets = 0;
-        for (int at = 24; at < f.limit(); at += 16 + f.getInt(at + 8)) {
-            int bth = at + 16 + 14 + 20 + 8;
-            packets++;
-            if ((f.get(bth) & 0xFF) == 0x64) {
-                mads++;
-            }
-        }
-        assertThat(packets).as("packets captured").isGreaterThan(200);
+        List<java.nio.ByteBuffer> bths = capturedBths(pcap);
+        long mads = bths.stream().filter(bth -> (bth.get(0) & 0xFF) == 0x64).count();
+        assertThat(bths).as("packets captured").hasSizeGreaterThan(200);
         assertThat(mads).as("CM MADs (UD Sends to QP 1)").isZero();
     }
 
