@@ -56,7 +56,8 @@ public interface NdkConnector extends NdkClosable {
      *
      * @param local out: what to send the peer
      * @return SUCCESS; NOT_SUPPORTED (the transport has no connection without its CM); INVALID_DEVICE_STATE (this
-     *     connector is not idle, or reserved already)
+     *     connector is not idle, or reserved already); IO_TIMEOUT (the transport could not reserve within 2 s: its
+     *     device is closing or stopped)
      */
     default int reserveOutOfBand(Ref<NdkOutOfBandEndpoint> local) {
         return NtStatus.STATUS_NOT_SUPPORTED;

@@ -15,6 +15,7 @@ import io.jndk.api.NdkObjectType;
 import io.jndk.api.NdkResultEx;
 import io.jndk.api.NdkSge;
 import io.jndk.api.NdkVersion;
+import io.jndk.api.NdkOutOfBandEndpoint;
 import io.jndk.api.NtStatus;
 import io.jndk.api.Ref;
 import io.jndk.conformance.support.Buffer;
@@ -279,6 +280,61 @@ class ConnectorConformanceTest {
         assertThat(c.connectFailure()).as("the reason beside the status: %s", c.connectFailure()).get()
                 .extracting(ConnectFailure::reason, ConnectFailure::status)
                 .containsExactly(ConnectFailure.Reason.NO_LISTENER, NtStatus.STATUS_CONNECTION_REFUSED);
+    }
+
+    /**
+     * jndk's out-of-band extension (not NDKPI): roce connects two QPs on numbers the consumers exchanged themselves,
+     * with no CM message, and they move data both ways after CompleteConnect; the statuses of its misuse hold; the
+     * transports without wire numbers answer NOT_SUPPORTED to the reservation (so a connect out of band finds nothing
+     * reserved) and the connector still connects normally afterwards.
+     */
+    @Test
+    void outOfBandConnectionsMoveDataOnRoceAndAreNotSupportedElsewhere() {
+        NdkAdapter a = w.adapter();
+        Peer pa = Conn.peer(w, a, "qpA");
+        Peer pb = Conn.peer(w, a, "qpB");
+        NdkConnector ac = Conn.connector(w, a);
+        NdkConnector bc = Conn.connector(w, a);
+        Ref<NdkOutOfBandEndpoint> ra = new Ref<>();
+        Ref<NdkOutOfBandEndpoint> rb = new Ref<>();
+        assertThat(NtStatus.describe(ac.reserveOutOfBand(null)))
+            .isEqualTo(NtStatus.describe(NtStatus.STATUS_INVALID_PARAMETER));
+        int reserved = ac.reserveOutOfBand(ra);
+        if (!mode.transport().equals("roce")) {
+            assertThat(NtStatus.describe(reserved)).isEqualTo(NtStatus.describe(NtStatus.STATUS_NOT_SUPPORTED));
+            NdkOutOfBandEndpoint made = new NdkOutOfBandEndpoint(1, 1, new byte[16], 1024);
+            int st = Kit.await(Kit.start((rc, x) -> ac.connectOutOfBand(pa.qp, Conn.local(0), Conn.local(1), made, 1, 1,
+                rc, x)));
+            assertThat(NtStatus.describe(st)).as("nothing reserved")
+                .isEqualTo(NtStatus.describe(NtStatus.STATUS_INVALID_DEVICE_STATE));
+            Listening l = Conn.listen(w, a);
+            CompletableFuture<Integer> connect = Conn.connect(ac, pa.qp, l.address, 1, 1, null);
+            CompletableFuture<Integer> accept = Conn.accept(l.next(), pb.qp, 1, 1, null, null);
+            assertThat(Kit.await(connect)).isEqualTo(NtStatus.STATUS_SUCCESS);
+            assertThat(Conn.completeConnect(ac, null)).isEqualTo(NtStatus.STATUS_SUCCESS);
+            assertThat(Kit.await(accept)).isEqualTo(NtStatus.STATUS_SUCCESS);
+            Conn.sendAndVerify(w, pa, pb, 100, 5);
+            return;
+        }
+        assertThat(NtStatus.describe(reserved)).isEqualTo(NtStatus.describe(NtStatus.STATUS_SUCCESS));
+        assertThat(NtStatus.describe(ac.reserveOutOfBand(new Ref<>()))).as("reserved already")
+            .isEqualTo(NtStatus.describe(NtStatus.STATUS_INVALID_DEVICE_STATE));
+        int unreserved = Kit.await(Kit.start((rc, x) -> bc.connectOutOfBand(pb.qp, Conn.local(0), Conn.local(1), ra.get(),
+            1, 1, rc, x)));
+        assertThat(NtStatus.describe(unreserved)).as("nothing reserved")
+            .isEqualTo(NtStatus.describe(NtStatus.STATUS_INVALID_DEVICE_STATE));
+        assertThat(bc.reserveOutOfBand(rb)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(rb.get().qpn()).as("each reservation its own QPN").isNotEqualTo(ra.get().qpn());
+        CompletableFuture<Integer> ca = Kit.start((rc, x) -> ac.connectOutOfBand(pa.qp, Conn.local(0), Conn.local(1),
+            rb.get(), 1, 1, rc, x));
+        CompletableFuture<Integer> cb = Kit.start((rc, x) -> bc.connectOutOfBand(pb.qp, Conn.local(0), Conn.local(1),
+            ra.get(), 1, 1, rc, x));
+        assertThat(Kit.await(ca)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(Kit.await(cb)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(Conn.completeConnect(ac, null)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(Conn.completeConnect(bc, null)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        Conn.sendAndVerify(w, pa, pb, 3000, 6);
+        Conn.sendAndVerify(w, pb, pa, 100, 7);
     }
 
     @Test

@@ -120,7 +120,12 @@ final class SoftConnector extends SoftObject implements NdkConnector {
             if (state != State.IDLE || !isOpen() || reserved != null) {
                 return NtStatus.STATUS_INVALID_DEVICE_STATE;
             }
-            io.jndk.api.NdkOutOfBandEndpoint r = adapter.wire().reserveOutOfBand();
+            io.jndk.api.NdkOutOfBandEndpoint r;
+            try {
+                r = adapter.wire().reserveOutOfBand();
+            } catch (IllegalStateException e) {
+                return NtStatus.STATUS_IO_TIMEOUT; // the transport could not reserve in time (closing, stopped)
+            }
             if (r == null) {
                 return NtStatus.STATUS_NOT_SUPPORTED;
             }

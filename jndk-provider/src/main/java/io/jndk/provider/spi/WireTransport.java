@@ -56,6 +56,9 @@ public interface WireTransport {
      * jndk's out-of-band extension: reserves a QP number and a starting PSN for a connection set up without the
      * connection manager ({@link ConnectRequest#outOfBand()}); null when the transport has none (the default).
      * Inline; the reservation ends with the connection built on it, or with {@link #releaseOutOfBand}.
+     *
+     * @throws IllegalStateException when the transport has such numbers but cannot reserve them now (it is closing,
+     *     or did not answer in time)
      */
     default io.jndk.api.NdkOutOfBandEndpoint reserveOutOfBand() {
         return null;

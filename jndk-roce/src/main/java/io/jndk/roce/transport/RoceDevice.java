@@ -743,7 +743,10 @@ final class RoceDevice implements Runnable {
 
     /**
      * Out-of-band extension: a QP number and a PSN for a connection without the CM, reserved on the engine (a
-     * command it runs at once; the caller waits for it, never for the network). Null when the device is closed.
+     * command it runs at once; the caller waits for it, never for the network).
+     *
+     * @throws IllegalStateException when the engine did not answer within 2 s (the device closed, or is stopped);
+     *     a reservation made after that is given back
      */
     io.jndk.api.NdkOutOfBandEndpoint reserveOutOfBand() {
         java.util.concurrent.CompletableFuture<io.jndk.api.NdkOutOfBandEndpoint> f = new java.util.concurrent.CompletableFuture<>();
@@ -757,10 +760,17 @@ final class RoceDevice implements Runnable {
             return f.get(2, java.util.concurrent.TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return null;
+            giveBackLate(f);
+            throw new IllegalStateException("interrupted while roce device " + key + " reserved a QPN", e);
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            return null;
+            giveBackLate(f);
+            throw new IllegalStateException("roce device " + key + " did not reserve a QPN within 2 s", e);
         }
+    }
+
+    /** A reservation its caller stopped waiting for is released when (if ever) the engine makes it. */
+    private void giveBackLate(java.util.concurrent.CompletableFuture<io.jndk.api.NdkOutOfBandEndpoint> f) {
+        f.thenAccept(e -> releaseOutOfBand(e.qpn())); // a command: the engine owns reservedQpns
     }
 
     void releaseOutOfBand(int qpn) {
