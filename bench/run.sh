@@ -50,17 +50,21 @@ bounded() {
 
 # RoCE over loopback UDP: raw Java UDP (UdpBaseline: a stream of datagrams the size of a RoCE packet at the device's
 # path MTU, and an 8-byte spinning ping-pong), then jndk perf --transport roce (64 KiB Write, Read, Send, three runs
-# each: two adapters on 127.0.0.1 in one process, sharing its roce device) and the 8-byte Write ping-pong polling
+# each: two adapters in one process, one device on 127.0.0.2 and one on 127.0.0.1, completions by notification) and
+# the 8-byte Write ping-pong polling
 # (JndkLatency, poll=true, one device on 127.0.0.2 and one on 127.0.0.1). Each jndk run is bounded (the transport is new): a hang leaves a jstack and the rest goes on.
 roce_runs() {
     echo "baselines: raw Java UDP over 127.0.0.1 (RoCE-MTU datagram stream, 8-byte ping-pong)..." >&2
     "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.UdpBaseline "$SECS" >> "$R-baselines.jsonl"
     echo "jndk perf over roce (UDP port $ROCE_PORT)..." >&2
     : > "$R-roce.jsonl"
+    # two devices (side A on 127.0.0.2, B on 127.0.0.1: two sockets and two engine threads, as the baseline's two
+    # sockets and two threads, and as two hosts), completions by notification (--block): spinning consumers would
+    # take the two cores from the two engines (docs/PERFORMANCE.md, "RoCE over loopback UDP")
     for op in write read send; do
         for _ in 1 2 3; do
             bounded $((SECS + 60)) "$R-roce.jsonl" ./jndk perf --transport roce -O udp.port="$ROCE_PORT" --op "$op" \
-                -s 65536 -D "$SECS" --warmup 1 --json || true
+                --bind 127.0.0.2 --block -s 65536 -D "$SECS" --warmup 1 --json || true
         done
     done
     # the ping-pong's two adapters on two addresses (two devices, each with its own socket, as two hosts), in the
