@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Interoperability of jndk's roce transport with Linux's soft-RoCE (rxe) in a QEMU guest: rping in both directions
-# at several sizes, then perftest's ib_write_bw, ib_read_bw and ib_send_bw in both directions, each in rdma_cm mode
-# (-R) and in perftest's default mode (parameters over TCP, QPs connected without a CM; frame path only).
+# at several sizes, then perftest's ib_write_bw, ib_read_bw, ib_send_bw, ib_write_lat, ib_read_lat and ib_send_lat in
+# both directions, each in rdma_cm mode (-R) and in perftest's default mode (parameters over TCP, QPs connected
+# without a CM; frame path only).
 #
 #   scripts/interop-rxe.sh            (as root; builds the guest with scripts/rxe-vm on first use, about a minute)
 #
@@ -15,7 +16,7 @@
 # namespace of its own, the guest's eth0 a tap in it with 2001:db8::2 (rxe's GID for it), no frame link.
 #
 # Environment: SIZES (rping sizes, default "64 1024 65535"), COUNT (pings, default 100), TOOLS (perftest tests,
-# default "write read send"), PT_SIZES (default "64 4096 65536"), ITERS (default 100), DIRECTIONS (default
+# default "write read send write_lat read_lat send_lat"; *_lat runs ib_*_lat), PT_SIZES (default "64 4096 65536"), ITERS (default 100), DIRECTIONS (default
 # "rxe2jndk jndk2rxe"), EXCHANGES (default "R tcp" on the frame path, "R" on ipv6), PT_TCP_PORT (the host's forward
 # to the guest's perftest server, default 18516), RXE_GUEST_PORT / RXE_HOST_PORT (the dgram wire's ports, default 24792 / 24793), OUT
 # (results folder, default a new /tmp/jndk-interop-rxe.*).
@@ -26,7 +27,7 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SIZES="${SIZES:-64 1024 65535}"
 COUNT="${COUNT:-100}"
-TOOLS="${TOOLS:-write read send}"
+TOOLS="${TOOLS:-write read send write_lat read_lat send_lat}"
 PT_SIZES="${PT_SIZES:-64 4096 65536}"
 ITERS="${ITERS:-100}"
 DIRECTIONS="${DIRECTIONS:-rxe2jndk jndk2rxe}"
@@ -197,8 +198,15 @@ rowline() { grep -E "^ $2 +$ITERS +[0-9.]+ +[0-9.]+" "$1" 2>/dev/null | head -1;
 # server through QEMU's forward of 127.0.0.1:$PT_TCP_PORT, the guest's perftest client reaches jndk's server as
 # 10.0.2.2 (the host's 127.0.0.1).
 pt_flag() { [ "$1" = R ] && echo "-R"; }
+# TOOLS names a test: write, read, send (ib_*_bw) or write_lat, read_lat, send_lat (ib_*_lat)
+pt_bin() { case "$1" in *_lat) echo "ib_$1" ;; *) echo "ib_$1_bw" ;; esac; }
+# TEST's figure in a row of LOG: bandwidth (MB/s, column 4) or the typical latency (usec, column 5)
+pt_figure() { case "$1" in *_lat) rowline "$2" "$3" | awk '{print $5 " us typical"}' ;; *) rowline "$2" "$3" | awk '{print $4 " MB/s"}' ;; esac; }
+# whether the server side of TEST prints a row too (perftest's Read latency server only lends its buffer)
+pt_server_row() { [ "$1" != read_lat ]; }
 pt_jndk2rxe() { # TEST SIZE EXCHANGE
-    local bin="ib_$1_bw" size=$2 ex=$3 name="$1_bw-jndk2rxe-$2-$3" grc jrc detail flag host port
+    local bin size=$2 ex=$3 name grc jrc detail flag host port
+    bin="$(pt_bin "$1")"; name="${bin#ib_}-jndk2rxe-$2-$3"
     flag="$(pt_flag "$ex")"
     if [ "$ex" = R ]; then host=$GUEST port=18515; else host=127.0.0.1 port=$PT_TCP_PORT; fi
     gcmd "timeout 120 $bin $flag -d rxe0 -p 18515 -s $size -n $ITERS > $name.guest.log 2>&1 & P=\$!
@@ -212,9 +220,11 @@ touch $name.ready; wait \$P"
     grc=$(gwait "$n" 60)
     detail="$(pcapcheck "$OUT/$name.pcap")"
     [ -n "$(rowline "$OUT/$name.jndk.log" "$size")" ] || detail="$detail no $size/$ITERS row from jndk;"
-    [ -n "$(rowline "$SHARE/$name.guest.log" "$size")" ] || detail="$detail no $size/$ITERS row from rxe;"
+    if pt_server_row "$1"; then
+        [ -n "$(rowline "$SHARE/$name.guest.log" "$size")" ] || detail="$detail no $size/$ITERS row from rxe;"
+    fi
     if [ "$jrc" = 0 ] && [ "$grc" = 0 ] && [ -z "$detail" ]; then
-        row PASS "$bin" "jndk -> rxe server $ex" "$size" $((size * ITERS)) "$(rowline "$OUT/$name.jndk.log" "$size" | awk '{print $4 " MB/s"}')"
+        row PASS "$bin" "jndk -> rxe server $ex" "$size" $((size * ITERS)) "$(pt_figure "$1" "$OUT/$name.jndk.log" "$size")"
     else
         row FAIL "$bin" "jndk -> rxe server $ex" "$size" 0 \
             "jndk exit $jrc, rxe exit $grc;$detail $(why "$OUT/$name.jndk.log" "$SHARE/$name.guest.log")"
@@ -222,7 +232,8 @@ touch $name.ready; wait \$P"
 }
 
 pt_rxe2jndk() { # TEST SIZE EXCHANGE
-    local bin="ib_$1_bw" size=$2 ex=$3 name="$1_bw-rxe2jndk-$2-$3" grc jrc pid detail flag to
+    local bin size=$2 ex=$3 name grc jrc pid detail flag to
+    bin="$(pt_bin "$1")"; name="${bin#ib_}-rxe2jndk-$2-$3"
     flag="$(pt_flag "$ex")"
     if [ "$ex" = R ]; then to=$ME; else to=10.0.2.2; fi
     "${JNDK[@]}" "$bin" $flag -p 18515 -s "$size" -n "$ITERS" --transport roce --bind "$ME" "${LINKOPT[@]}" \
@@ -234,10 +245,12 @@ pt_rxe2jndk() { # TEST SIZE EXCHANGE
     grc=$(gwait "$GN" 130)
     waitjndk $pid 30; jrc=$JRC
     detail="$(pcapcheck "$OUT/$name.pcap")"
-    [ -n "$(rowline "$OUT/$name.jndk.log" "$size")" ] || detail="$detail no $size/$ITERS row from jndk;"
+    if pt_server_row "$1"; then
+        [ -n "$(rowline "$OUT/$name.jndk.log" "$size")" ] || detail="$detail no $size/$ITERS row from jndk;"
+    fi
     [ -n "$(rowline "$SHARE/$name.guest.log" "$size")" ] || detail="$detail no $size/$ITERS row from rxe;"
     if [ "$jrc" = 0 ] && [ "$grc" = 0 ] && [ -z "$detail" ]; then
-        row PASS "$bin" "rxe -> jndk server $ex" "$size" $((size * ITERS)) "$(rowline "$SHARE/$name.guest.log" "$size" | awk '{print $4 " MB/s"}')"
+        row PASS "$bin" "rxe -> jndk server $ex" "$size" $((size * ITERS)) "$(pt_figure "$1" "$SHARE/$name.guest.log" "$size")"
     else
         row FAIL "$bin" "rxe -> jndk server $ex" "$size" 0 \
             "rxe exit $grc, jndk exit $jrc;$detail $(why "$SHARE/$name.guest.log" "$OUT/$name.jndk.log")"

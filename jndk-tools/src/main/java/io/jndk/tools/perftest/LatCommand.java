@@ -13,6 +13,6 @@ abstract class LatCommand extends PerftestCommand {
     @Override
     PerftestRun.Params params(long size, Output output) {
         return new PerftestRun.Params(verb(), true, host, port, size, iters, all, 0, false, 1, rxDepth(), outReads(), crc,
-                pcap, bind, false, 1, output, false, inlineSize(), false, transport, providerOptions, true);
+                pcap, bind, false, 1, output, false, inlineSize(), false, transport, providerOptions, rdmaCm);
     }
 }

@@ -147,11 +147,9 @@ abstract class PerftestCommand implements Callable<Integer> {
 
     /** The first problem with the options, or null. */
     private String check() {
-        if (!rdmaCm && (!"roce".equals(transport) || latency())) {
-            return "roce".equals(transport)
-                ? "the latency tools speak only perftest's rdma_cm mode: add -R"
-                : "on iwarp jndk speaks only perftest's rdma_cm mode (an iWARP QP is connected by MPA): add -R"
-                    + " (--transport roce also speaks perftest's TCP exchange)";
+        if (!rdmaCm && !"roce".equals(transport)) {
+            return "on iwarp jndk speaks only perftest's rdma_cm mode (an iWARP QP is connected by MPA): add -R"
+                + " (--transport roce also speaks perftest's TCP exchange)";
         }
         if (!Transports.WIRE.contains(transport)) {
             return "unknown --transport " + transport + " (iwarp or roce)";

@@ -62,9 +62,8 @@ final class PerftestLatency extends PerftestRun {
         if (send) {
             d.postReceives(RECEIVES);
         }
-        handshake(Dest.ZERO, "pre-connect handshake");
-        connectData(List.of(d));
-        Dest remote = exchangeDestinations(List.of(d)).getFirst();
+        preConnect();
+        Dest remote = connectAndExchange(List.of(d)).getFirst();
         if (!client) {
             // posts only on a connected QP: a passive Accept completes when the initiator's first FPDU has arrived,
             // which may come after the control connection's exchange (the server's first Write then failed with
@@ -78,7 +77,7 @@ final class PerftestLatency extends PerftestRun {
             PerftestReport.printAddresses(out, List.of(mine), List.of(remote));
         }
         if (read && !client) {
-            ctl.exchange(mine.encode(), CLOSE_WAIT_MS, "close"); // the client Reads; this side lends its buffer
+            ctl.exchange(encode(mine), CLOSE_WAIT_MS, "close"); // the client Reads; this side lends its buffer
         } else {
             if (full()) {
                 out.println(PerftestWire.LAT_COLUMNS);
@@ -96,7 +95,7 @@ final class PerftestLatency extends PerftestRun {
                 out.println(full() ? PerftestWire.latRow(size, n, l) : PerftestWire.value(l.average()));
                 out.flush();
                 if (send) {
-                    ctl.exchange(mine.encode(), CLOSE_WAIT_MS, "end of size");
+                    ctl.exchange(encode(mine), CLOSE_WAIT_MS, "end of size");
                 }
             }
             if (read) {

@@ -43,12 +43,12 @@ final class PerftestReport {
             out.println(" Max inline data : " + p.inline() + "[B]");
         }
         out.println(" rdma_cm QPs\t : " + (p.rdmaCm() ? "ON" : "OFF"));
-        out.println(" Data ex. method : rdma_cm");
+        out.println(" Data ex. method : " + (p.rdmaCm() ? "rdma_cm" : "Ethernet")); // perftest's name for its TCP exchange
         if (!roce) {
             out.println(" MPA CRC         : " + (p.crc() ? "requested" : "as the peer asks"));
         }
         out.println(PerftestWire.LINE);
-        if (!client) {
+        if (!client && p.rdmaCm()) {
             out.println(" Waiting for client rdma_cm QP to connect");
             out.println(" Please run the same command with the IB/RoCE interface IP");
             out.println(PerftestWire.LINE);

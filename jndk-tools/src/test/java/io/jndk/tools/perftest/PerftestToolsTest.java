@@ -301,12 +301,41 @@ class PerftestToolsTest {
         Outcome s = sc[0], client = sc[1];
         assertThat(client.exit()).as("client:%n%s%nserver:%n%s", client.all(), s.all()).isZero();
         assertThat(s.exit()).as("server:%n%s", s.all()).isZero();
-        assertThat(client.out()).contains(" rdma_cm QPs\t : OFF").containsPattern(rowFor(4096, 200));
-        assertThat(s.out()).contains(" rdma_cm QPs\t : OFF");
+        assertThat(client.out()).contains(" rdma_cm QPs\t : OFF", " Data ex. method : Ethernet")
+            .containsPattern(rowFor(4096, 200));
+        assertThat(s.out()).contains(" rdma_cm QPs\t : OFF", " Data ex. method : Ethernet")
+            .doesNotContain("Waiting for client rdma_cm QP");
         List<java.nio.ByteBuffer> bths = capturedBths(pcap);
         long mads = bths.stream().filter(bth -> (bth.get(0) & 0xFF) == 0x64).count();
         assertThat(bths).as("packets captured").hasSizeGreaterThan(200);
         assertThat(mads).as("CM MADs (UD Sends to QP 1)").isZero();
+    }
+
+    /**
+     * The latency tools in perftest's default mode over roce: the TCP exchange, QPs connected without a CM (not one
+     * CM MAD in the server's capture), perftest's latency row on the measuring side, "rdma_cm QPs : OFF" on both.
+     */
+    @ParameterizedTest(name = "ib_{0} over roce without -R")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"write_lat", "read_lat", "send_lat"})
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void latencyToolsOverRoceWithoutRdmaCmConnectWithoutACm(String op, @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Path pcap = dir.resolve("server.pcap");
+        List<String> common = List.of("--transport", "roce", "-O", freeUdpPortOption(), "-s", "64", "-n", "200");
+        Outcome[] sc = pair(tool(op), common, List.of("--pcap", pcap.toString()), List.of());
+        Outcome s = sc[0], client = sc[1];
+        assertThat(client.exit()).as("client:%n%s%nserver:%n%s", client.all(), s.all()).isZero();
+        assertThat(s.exit()).as("server:%n%s", s.all()).isZero();
+        assertThat(client.out()).contains(" rdma_cm QPs\t : OFF", " Data ex. method : Ethernet")
+            .containsPattern(latRowFor(64, 200));
+        assertThat(client.err()).as("client's warnings").isEmpty();
+        assertThat(s.out()).contains(" rdma_cm QPs\t : OFF", " Data ex. method : Ethernet")
+            .doesNotContain("Waiting for client rdma_cm QP");
+        assertThat(s.err()).as("server's warnings").isEmpty();
+        List<java.nio.ByteBuffer> bths = capturedBths(pcap);
+        assertThat(bths).as("packets captured").hasSizeGreaterThanOrEqualTo(200);
+        assertThat(bths.stream().filter(bth -> (bth.get(0) & 0xFF) == 0x64).count()).as("CM MADs (UD Sends to QP 1)")
+            .isZero();
     }
 
     @Test
