@@ -49,7 +49,8 @@ log() { printf '[rxe-vm %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 # ---- build once: the patched copy of the tool, keyed by the hash of what the repository holds
 mkdir -p "$CACHE"
 [ -f "$CACHE/.gitignore" ] || printf '# built by scripts/rxe-vm/boot.sh\n*\n' > "$CACHE/.gitignore"
-want="$( (cat "$HERE/rxe-vm.patch" "$HERE/siw-vm/build.sh" "$HERE/siw-vm/run.sh" "$HERE/siw-vm/guest/init"; echo nic2) | sha256sum | cut -c1-16)"
+# (this script is hashed too: its build steps below, such as the second NIC's edit of run.sh, are part of the build)
+want="$(cat "$HERE/rxe-vm.patch" "$HERE/siw-vm/build.sh" "$HERE/siw-vm/run.sh" "$HERE/siw-vm/guest/init" "${BASH_SOURCE[0]}" | sha256sum | cut -c1-16)"
 if [ "${REBUILD:-0}" = 1 ] || [ "$(cat "$CACHE/stamp" 2>/dev/null)" != "$want" ] || [ ! -f "$CACHE/out/vmlinuz" ]; then
   log "building the rxe guest in $CACHE (about a minute; log: $CACHE/build.log)"
   rm -rf "$TOOL"

@@ -43,27 +43,9 @@ class PollingModeTest {
     void aPollingConsumerReceivesOnItsOwnThread() {
         try (World w = new World(new Mode("iwarp", false))) {
             World.Pair p = w.connect(false, 64, 4, 4, POLL);
-            Buffer src = w.buffer(4096).fillRandom(5);
-            Buffer dst = w.buffer(4096);
-            Buffer recv = w.buffer(4096);
-            NdkMr srcMr = w.registerAll(p.a.pd, src), dstMr = w.registerAll(p.b.pd, dst),
-                    recvMr = w.registerAll(p.b.pd, recv);
             long before = p.b.adapter.counters().get(NdkCounter.FPDUS_IN_POLLED);
-            for (int round = 0; round < 200; round++) {
-                assertThat(p.b.qp.receive(RECV, new NdkSge[] {recv.sge(0, 4096, recvMr.getLocalToken())}, 1))
-                        .isEqualTo(NtStatus.STATUS_SUCCESS);
-                NdkSge[] local = {src.sge(0, 4096, srcMr.getLocalToken())};
-                spin(p.b.cq, 100); // B polls all the time, as a latency-bound consumer does
-                assertThat(p.a.qp.write("w", local, 1, dst.address(), dstMr.getRemoteToken(), 0))
-                        .isEqualTo(NtStatus.STATUS_SUCCESS);
-                assertThat(p.a.qp.send("s", local, 1, 0)).isEqualTo(NtStatus.STATUS_SUCCESS);
-                NdkResultEx r = Kit.poll(p.b.cq); // spins on B's CQ: the consumer drives B's receive side
-                assertThat(NtStatus.name(r.status)).isEqualTo("STATUS_SUCCESS");
-                assertThat(r.bytesTransferred).isEqualTo(4096);
-                dst.assertSame(0, src, 0, 4096);
-                recv.assertSame(0, src, 0, 4096);
-                Kit.poll(p.a.cq, 2);
-            }
+            // B polls all the time, as a latency-bound consumer does
+            writeAndSendRounds(w, p, 200, () -> spin(p.b.cq, 100));
             // the Write and the Send of most rounds (more than half of the 400 FPDUs) were decoded on the polling
             // thread (not the first ones, before the receive thread stood by, and one read every 50 ms may be the
             // receive thread's: on a machine busy with other work that is up to a third of them)
@@ -255,6 +237,34 @@ class PollingModeTest {
         for (int i = 0; i < polls; i++) {
             assertThat(cq.getCqResultsEx(r, 1)).isZero();
             Thread.onSpinWait();
+        }
+    }
+
+    /**
+     * {@code rounds} rounds of a 4 KiB RDMA Write and a 4 KiB Send from p.a to p.b, whose receive B posts first; then
+     * {@code beforePosting} runs and B spins on its CQ until the Send's receive completes (the consumer drives the
+     * receive side), both payloads are checked in memory, and A takes its two completions (also
+     * {@link RocePollingModeTest}'s).
+     */
+    static void writeAndSendRounds(World w, World.Pair p, int rounds, Runnable beforePosting) {
+        Buffer src = w.buffer(4096).fillRandom(5);
+        Buffer dst = w.buffer(4096);
+        Buffer recv = w.buffer(4096);
+        NdkMr srcMr = w.registerAll(p.a.pd, src), dstMr = w.registerAll(p.b.pd, dst), recvMr = w.registerAll(p.b.pd, recv);
+        for (int round = 0; round < rounds; round++) {
+            assertThat(p.b.qp.receive(RECV, new NdkSge[] {recv.sge(0, 4096, recvMr.getLocalToken())}, 1))
+                    .isEqualTo(NtStatus.STATUS_SUCCESS);
+            NdkSge[] local = {src.sge(0, 4096, srcMr.getLocalToken())};
+            beforePosting.run();
+            assertThat(p.a.qp.write("w", local, 1, dst.address(), dstMr.getRemoteToken(), 0))
+                    .isEqualTo(NtStatus.STATUS_SUCCESS);
+            assertThat(p.a.qp.send("s", local, 1, 0)).isEqualTo(NtStatus.STATUS_SUCCESS);
+            NdkResultEx r = Kit.poll(p.b.cq); // spins on B's CQ: the consumer drives B's receive side
+            assertThat(NtStatus.name(r.status)).isEqualTo("STATUS_SUCCESS");
+            assertThat(r.bytesTransferred).isEqualTo(4096);
+            dst.assertSame(0, src, 0, 4096);
+            recv.assertSame(0, src, 0, 4096);
+            Kit.poll(p.a.cq, 2);
         }
     }
 

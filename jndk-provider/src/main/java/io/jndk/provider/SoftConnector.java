@@ -54,8 +54,6 @@ final class SoftConnector extends SoftObject implements NdkConnector {
     private ConnectRequest connectRequest;
     /** The out-of-band numbers reserved for this connector ({@link #reserveOutOfBand}), until a connection uses them. */
     private io.jndk.api.NdkOutOfBandEndpoint reserved;
-    /** The out-of-band connection the next {@link #startConnect} requests (set by {@link #connectOutOfBand}). */
-    private ConnectRequest.OutOfBand outOfBand;
     /** Active side: why the last attempt failed (set before its completion, cleared by the next attempt). */
     private ConnectFailure failure;
     /** The peer's private data, the read limits as requested (after local capping) and as negotiated. */
@@ -99,7 +97,7 @@ final class SoftConnector extends SoftObject implements NdkConnector {
         if (src == null) {
             return NtStatus.STATUS_INVALID_PARAMETER;
         }
-        return startConnect(q, src, null, dst, ird, ord, pd, rc, ctx);
+        return startConnect(q, src, null, dst, ird, ord, pd, null, rc, ctx);
     }
 
     @Override
@@ -108,7 +106,7 @@ final class SoftConnector extends SoftObject implements NdkConnector {
         if (!(se instanceof SoftSharedEndpoint s) || s.adapter != adapter) {
             return NtStatus.STATUS_INVALID_PARAMETER;
         }
-        return startConnect(q, s.bound(), s, dst, ird, ord, pd, rc, ctx);
+        return startConnect(q, s.bound(), s, dst, ird, ord, pd, null, rc, ctx);
     }
 
     @Override
@@ -141,6 +139,7 @@ final class SoftConnector extends SoftObject implements NdkConnector {
         if (src == null || remote == null) {
             return NtStatus.STATUS_INVALID_PARAMETER;
         }
+        ConnectRequest.OutOfBand outOfBand;
         synchronized (this) {
             if (reserved == null) {
                 return NtStatus.STATUS_INVALID_DEVICE_STATE;
@@ -148,13 +147,12 @@ final class SoftConnector extends SoftObject implements NdkConnector {
             outOfBand = new ConnectRequest.OutOfBand(reserved.qpn(), reserved.psn(), remote.qpn(), remote.psn(),
                 Math.min(reserved.mtu(), remote.mtu()));
         }
-        int s = startConnect(q, src, null, dst, ird, ord, null, rc, ctx);
+        int s = startConnect(q, src, null, dst, ird, ord, null, outOfBand, rc, ctx);
         int qpn;
         boolean failed;
         synchronized (this) {
             qpn = reserved == null ? -1 : reserved.qpn();
             reserved = null; // one attempt per reservation: the connection owns the numbers now, or nobody does
-            outOfBand = null;
             failed = state == State.IDLE;
         }
         if (failed && qpn >= 0) {
@@ -163,8 +161,9 @@ final class SoftConnector extends SoftObject implements NdkConnector {
         return s;
     }
 
+    /** {@code outOfBand}: a connection without the transport's CM ({@link #connectOutOfBand}), else null. */
     private int startConnect(NdkQp q, InetSocketAddress src, SoftSharedEndpoint se, InetSocketAddress dst, int ird, int ord,
-            byte[] pd, RequestCompletion rc, Object ctx) {
+            byte[] pd, ConnectRequest.OutOfBand outOfBand, RequestCompletion rc, Object ctx) {
         if (!(q instanceof SoftQp sq) || sq.adapter != adapter || dst == null || dst.getAddress() == null) {
             return NtStatus.STATUS_INVALID_PARAMETER;
         }
@@ -209,7 +208,6 @@ final class SoftConnector extends SoftObject implements NdkConnector {
             timer = adapter.dispatcher().schedule(this::connectTimedOut, wait, TimeUnit.MILLISECONDS);
             request = new ConnectRequest(pd == null ? new byte[0] : pd.clone(), data.reqIrd(), data.reqOrd(), wait,
                 outOfBand);
-            outOfBand = null;
             connectRequest = request;
         }
         int s = adapter.wire().connect(local, dst, se != null, request, activeHandler());

@@ -102,8 +102,8 @@ final class RoceDevice implements Runnable {
     private final ArrayDeque<RoceQp> ready = new ArrayDeque<>();
     private final java.util.Set<RoceQp> readySet = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     private final ArrayList<RoceQp> connecting = new ArrayList<>();
-    /** QP numbers reserved for out-of-band connections, with their PSNs (engine thread). */
-    private final Map<Integer, Integer> reservedQpns = new HashMap<>();
+    /** QP numbers reserved for out-of-band connections (engine thread; the PSNs travel with the reservation). */
+    private final java.util.Set<Integer> reservedQpns = new java.util.HashSet<>();
     private final RocePacketDecoder decoder = new RocePacketDecoder();
     private final RocePacketEncoder encoder = new RocePacketEncoder();
     private final ByteBuffer in;
@@ -734,7 +734,7 @@ final class RoceDevice implements Runnable {
         for (int i = 0; i < 1 << 24; i++) {
             int q = nextQpn;
             nextQpn = nextQpn + 1 > 0xFFFFFF ? 0x11 : nextQpn + 1;
-            if (!qps.containsKey(q) && !reservedQpns.containsKey(q)) {
+            if (!qps.containsKey(q) && !reservedQpns.contains(q)) {
                 return q;
             }
         }
@@ -752,9 +752,8 @@ final class RoceDevice implements Runnable {
         java.util.concurrent.CompletableFuture<io.jndk.api.NdkOutOfBandEndpoint> f = new java.util.concurrent.CompletableFuture<>();
         execute(() -> {
             int qpn = allocateQpn();
-            int psn = newPsn();
-            reservedQpns.put(qpn, psn);
-            f.complete(new io.jndk.api.NdkOutOfBandEndpoint(qpn, psn, gid.octets(), mtu));
+            reservedQpns.add(qpn);
+            f.complete(new io.jndk.api.NdkOutOfBandEndpoint(qpn, newPsn(), gid.octets(), mtu));
         });
         try {
             return f.get(2, java.util.concurrent.TimeUnit.SECONDS);
@@ -781,7 +780,7 @@ final class RoceDevice implements Runnable {
     private void startOutOfBand(InetSocketAddress source, InetSocketAddress destination, ConnectRequest request,
             ActiveHandler handler) {
         ConnectRequest.OutOfBand o = request.outOfBand();
-        if (reservedQpns.remove(o.localQpn()) == null || qps.containsKey(o.localQpn())) {
+        if (!reservedQpns.remove(o.localQpn()) || qps.containsKey(o.localQpn())) {
             handler.onFailed(NtStatus.STATUS_INVALID_DEVICE_STATE, io.jndk.api.ConnectFailure.Reason.PROTOCOL_ERROR,
                 "QP number 0x" + Integer.toHexString(o.localQpn()) + " is not reserved on this device");
             return;

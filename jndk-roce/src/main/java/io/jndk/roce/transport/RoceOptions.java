@@ -27,7 +27,7 @@ import java.util.Map;
  *     ({@code poll.spin.us}, default 0: a spinning engine takes a core from the consumers on a small machine)
  * @param poll the polling mode ({@code poll=true}, default false): posting threads transmit and threads polling a CQ
  *     receive and place themselves, each in a pass over the device when no other thread runs one, while the engine
- *     thread stands by (it keeps the timers and takes over within 50 us of the last consumer's pass, at once when a CQ
+ *     thread stands by (it keeps the timers and takes over within 1 ms of the last consumer's pass, at once when a CQ
  *     is armed)
  */
 record RoceOptions(int udpPort, int peerPort, String pcap, String link, int mtu, int ackTimeout, int retryCount, int rnrRetry, int minRnrTimer,

@@ -425,15 +425,10 @@ abstract class PerftestRun {
         }
     }
 
-    /** The address a GID stands for (an IPv4-mapped one: the IPv4 address). */
+    /** The address a GID stands for (an IPv4-mapped one: the IPv4 address, as the JDK maps 16 such octets). */
     static InetAddress addressOfGid(byte[] g) {
         try {
-            boolean mapped = true;
-            for (int i = 0; i < 10; i++) {
-                mapped &= g[i] == 0;
-            }
-            mapped &= g[10] == (byte) 0xFF && g[11] == (byte) 0xFF;
-            return mapped ? InetAddress.getByAddress(java.util.Arrays.copyOfRange(g, 12, 16)) : InetAddress.getByAddress(g);
+            return InetAddress.getByAddress(g);
         } catch (java.net.UnknownHostException e) {
             throw new IllegalStateException(e);
         }

@@ -286,54 +286,32 @@ class PerftestToolsTest {
     }
 
     /**
-     * perftest's default mode over roce (no {@code -R}): the parameters go over a TCP connection (ASCII address keys)
-     * and the data QPs connect on the numbers exchanged there, without a CM: the server's capture holds the traffic
-     * and not one CM MAD (UD Send on QP 1), and both sides print perftest's rows with "rdma_cm QPs : OFF".
-     */
-    @ParameterizedTest(name = "ib_{0}_bw over roce without -R")
-    @org.junit.jupiter.params.provider.ValueSource(strings = {"write", "read", "send"})
-    @Timeout(value = 90, unit = TimeUnit.SECONDS)
-    void overRoceWithoutRdmaCmTheExchangeGoesOverTcpAndTheQpsConnectWithoutACm(String op,
-            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
-        java.nio.file.Path pcap = dir.resolve("server.pcap");
-        List<String> common = List.of("--transport", "roce", "-O", freeUdpPortOption(), "-s", "4096", "-n", "200");
-        Outcome[] sc = pair(tool(op), common, List.of("--pcap", pcap.toString()), List.of());
-        Outcome s = sc[0], client = sc[1];
-        assertThat(client.exit()).as("client:%n%s%nserver:%n%s", client.all(), s.all()).isZero();
-        assertThat(s.exit()).as("server:%n%s", s.all()).isZero();
-        assertThat(client.out()).contains(" rdma_cm QPs\t : OFF", " Data ex. method : Ethernet")
-            .containsPattern(rowFor(4096, 200));
-        assertThat(s.out()).contains(" rdma_cm QPs\t : OFF", " Data ex. method : Ethernet")
-            .doesNotContain("Waiting for client rdma_cm QP");
-        List<java.nio.ByteBuffer> bths = capturedBths(pcap);
-        long mads = bths.stream().filter(bth -> (bth.get(0) & 0xFF) == 0x64).count();
-        assertThat(bths).as("packets captured").hasSizeGreaterThan(200);
-        assertThat(mads).as("CM MADs (UD Sends to QP 1)").isZero();
-    }
-
-    /**
-     * The latency tools in perftest's default mode over roce: the TCP exchange, QPs connected without a CM (not one
-     * CM MAD in the server's capture), perftest's latency row on the measuring side, "rdma_cm QPs : OFF" on both.
+     * perftest's default mode over roce (no {@code -R}), every tool: the parameters go over a TCP connection (ASCII
+     * address keys) and the data QPs connect on the numbers exchanged there, without a CM. The server's capture holds
+     * the traffic and not one CM MAD (UD Send on QP 1); both sides print "rdma_cm QPs : OFF" and "Data ex. method :
+     * Ethernet" and no warning, the server none of rdma_cm's waiting lines; the client prints perftest's row (the
+     * latency row for the latency tools).
      */
     @ParameterizedTest(name = "ib_{0} over roce without -R")
-    @org.junit.jupiter.params.provider.ValueSource(strings = {"write_lat", "read_lat", "send_lat"})
+    @CsvSource({"write_bw, 4096, 201", "read_bw, 4096, 201", "send_bw, 4096, 201", "write_lat, 64, 200",
+        "read_lat, 64, 200", "send_lat, 64, 200"})
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
-    void latencyToolsOverRoceWithoutRdmaCmConnectWithoutACm(String op, @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
-            throws Exception {
+    void overRoceWithoutRdmaCmTheExchangeGoesOverTcpAndTheQpsConnectWithoutACm(String test, int size, int minPackets,
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
         java.nio.file.Path pcap = dir.resolve("server.pcap");
-        List<String> common = List.of("--transport", "roce", "-O", freeUdpPortOption(), "-s", "64", "-n", "200");
-        Outcome[] sc = pair(tool(op), common, List.of("--pcap", pcap.toString()), List.of());
+        List<String> common = List.of("--transport", "roce", "-O", freeUdpPortOption(), "-s", "" + size, "-n", "200");
+        Outcome[] sc = pair(tool(test.replace("_bw", "")), common, List.of("--pcap", pcap.toString()), List.of());
         Outcome s = sc[0], client = sc[1];
         assertThat(client.exit()).as("client:%n%s%nserver:%n%s", client.all(), s.all()).isZero();
         assertThat(s.exit()).as("server:%n%s", s.all()).isZero();
         assertThat(client.out()).contains(" rdma_cm QPs\t : OFF", " Data ex. method : Ethernet")
-            .containsPattern(latRowFor(64, 200));
+            .containsPattern(test.endsWith("_lat") ? latRowFor(size, 200) : rowFor(size, 200));
         assertThat(client.err()).as("client's warnings").isEmpty();
         assertThat(s.out()).contains(" rdma_cm QPs\t : OFF", " Data ex. method : Ethernet")
             .doesNotContain("Waiting for client rdma_cm QP");
         assertThat(s.err()).as("server's warnings").isEmpty();
         List<java.nio.ByteBuffer> bths = capturedBths(pcap);
-        assertThat(bths).as("packets captured").hasSizeGreaterThanOrEqualTo(200);
+        assertThat(bths).as("packets captured").hasSizeGreaterThanOrEqualTo(minPackets);
         assertThat(bths.stream().filter(bth -> (bth.get(0) & 0xFF) == 0x64).count()).as("CM MADs (UD Sends to QP 1)")
             .isZero();
     }

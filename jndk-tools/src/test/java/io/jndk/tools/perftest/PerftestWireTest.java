@@ -35,6 +35,21 @@ class PerftestWireTest {
         assertThat(text.length() + 1).as("perftest's KEY_MSG_SIZE_GID holds the text and its NUL").isEqualTo(108);
     }
 
+    /**
+     * The address the TCP mode connects a QP to is the one its peer's GID stands for: an IPv4-mapped GID (rxe's
+     * ::ffff:192.0.2.11 from the keys above) is that IPv4 address, any other GID the IPv6 address it is.
+     */
+    @Test
+    void aGidStandsForItsAddress() throws Exception {
+        java.net.InetAddress v4 = PerftestRun.addressOfGid(HexFormat.of().parseHex("00000000000000000000ffffc000020b"));
+        assertThat(v4).isInstanceOf(java.net.Inet4Address.class);
+        assertThat(v4.getHostAddress()).isEqualTo("192.0.2.11");
+        java.net.InetAddress v6 = PerftestRun.addressOfGid(HexFormat.of().parseHex("20010db8000000000000000000000002"));
+        assertThat(v6).isInstanceOf(java.net.Inet6Address.class).isEqualTo(java.net.InetAddress.getByName("2001:db8::2"));
+        java.net.InetAddress almost = PerftestRun.addressOfGid(HexFormat.of().parseHex("00000000000000000000ff00c000020b"));
+        assertThat(almost).as("not IPv4-mapped: ::ff00:c000:20b").isInstanceOf(java.net.Inet6Address.class);
+    }
+
     /** Keys that are not perftest's are refused with the text in the message, not misread. */
     @Test
     void malformedAddressKeysAreRefused() {
