@@ -48,7 +48,9 @@ public final class UdpLink implements RoceLink {
     private final byte[] local6;
     private final Ipv4Check ipv4Check;
     private final Icrc icrc = new Icrc();
-    private final byte[] peer6 = new byte[16];
+    /** The octets of the last destination sent to and of the last source received from (the ICRC covers them). */
+    private final PeerOctets sentTo = new PeerOctets();
+    private final PeerOctets receivedFrom = new PeerOctets();
     private InetSocketAddress lastTo;
     private InetAddress source;
     private int sourcePort;
@@ -117,8 +119,9 @@ public final class UdpLink implements RoceLink {
     @Override
     public boolean send(InetAddress destination, int sourcePort, ByteBuffer buffer, int offset, int length)
             throws IOException {
-        int crc = ipv6 ? icrc.ipv6(local6, v6(destination), port, peerPort, buffer, offset, length)
-            : icrc.ipv4(local4, ipv4(destination), 0, Icrc.IPV4_DONT_FRAGMENT, port, peerPort, buffer, offset, length);
+        PeerOctets d = sentTo.of(destination);
+        int crc = ipv6 ? icrc.ipv6(local6, d.v6, port, peerPort, buffer, offset, length)
+            : icrc.ipv4(local4, d.v4, 0, Icrc.IPV4_DONT_FRAGMENT, port, peerPort, buffer, offset, length);
         Icrc.write(buffer, offset, length, crc);
         InetSocketAddress to = lastTo;
         if (to == null || !to.getAddress().equals(destination)) {
@@ -162,8 +165,9 @@ public final class UdpLink implements RoceLink {
     void sendVia(DatagramChannel probe, InetAddress destination, ByteBuffer buffer, int offset, int length)
             throws IOException {
         int from = ((InetSocketAddress) probe.getLocalAddress()).getPort();
-        int crc = ipv6 ? icrc.ipv6(local6, v6(destination), from, peerPort, buffer, offset, length)
-            : icrc.ipv4(local4, ipv4(destination), 0, Icrc.IPV4_DONT_FRAGMENT, from, peerPort, buffer, offset, length);
+        PeerOctets d = sentTo.of(destination);
+        int crc = ipv6 ? icrc.ipv6(local6, d.v6, from, peerPort, buffer, offset, length)
+            : icrc.ipv4(local4, d.v4, 0, Icrc.IPV4_DONT_FRAGMENT, from, peerPort, buffer, offset, length);
         Icrc.write(buffer, offset, length, crc);
         int position = buffer.position();
         int limit = buffer.limit();
@@ -175,16 +179,34 @@ public final class UdpLink implements RoceLink {
         }
     }
 
-    private byte[] v6(InetAddress a) {
-        if (a instanceof Inet6Address) {
-            return a.getAddress();
+    /**
+     * A peer address's octets as the ICRC takes them, kept for the address last asked about:
+     * {@link InetAddress#getAddress} copies them on every call, which on the packet path allocated 24 bytes a packet
+     * whenever the JIT did not remove the copy (it is asked again only when the address changes).
+     */
+    private static final class PeerOctets {
+        private InetAddress of;
+        /** The first four octets as an int: the IPv4 address. */
+        int v4;
+        /** The 16 octets of an IPv6 address, or an IPv4 one's IPv4-mapped form (an IPv4 peer of an IPv6 device). */
+        final byte[] v6 = new byte[16];
+
+        PeerOctets of(InetAddress a) {
+            if (!a.equals(of)) { // equals compares without a copy (the JDK hands out new objects for one address)
+                byte[] b = a.getAddress();
+                v4 = (b[0] & 0xFF) << 24 | (b[1] & 0xFF) << 16 | (b[2] & 0xFF) << 8 | b[3] & 0xFF;
+                if (a instanceof Inet6Address) {
+                    System.arraycopy(b, 0, v6, 0, 16);
+                } else {
+                    java.util.Arrays.fill(v6, (byte) 0);
+                    v6[10] = (byte) 0xFF;
+                    v6[11] = (byte) 0xFF;
+                    System.arraycopy(b, 0, v6, 12, 4);
+                }
+                of = a;
+            }
+            return this;
         }
-        byte[] b = a.getAddress(); // an IPv4 peer of an IPv6 device: its IPv4-mapped form
-        java.util.Arrays.fill(peer6, (byte) 0);
-        peer6[10] = (byte) 0xFF;
-        peer6[11] = (byte) 0xFF;
-        System.arraycopy(b, 0, peer6, 12, 4);
-        return peer6;
     }
 
     @Override
@@ -203,8 +225,9 @@ public final class UdpLink implements RoceLink {
             }
             InetAddress src = f.getAddress();
             int want = Icrc.read(buffer, 0, length);
-            int got = ipv6 ? icrc.ipv6(v6(src), local6, f.getPort(), port, buffer, 0, length)
-                : icrc.ipv4(ipv4(src instanceof Inet4Address ? src : local), local4, 0, Icrc.IPV4_DONT_FRAGMENT,
+            PeerOctets peer = receivedFrom.of(src);
+            int got = ipv6 ? icrc.ipv6(peer.v6, local6, f.getPort(), port, buffer, 0, length)
+                : icrc.ipv4(src instanceof Inet4Address ? peer.v4 : local4, local4, 0, Icrc.IPV4_DONT_FRAGMENT,
                     f.getPort(), port, buffer, 0, length);
             if (got == want) {
                 good++;
