@@ -34,6 +34,9 @@ import java.util.logging.Logger;
  * <p><b>Transmit: caller-runs.</b> A poster that finds the transmit side free sends its work itself
  * ({@link #transmitInline}), up to {@link #INLINE_TURNS} turns; the transmit thread takes over what is left. An
  * engine thread posting from an inline notification may not wait for the socket ({@link TxEngine}'s small turns).
+ * A consumer whose step handed the transmit side work sends it the same way, without waiting for the socket: a
+ * Read's requester polling its CQ sends the next Read Request as the last response completes, with no engine thread
+ * woken (the shared engine's Read stream: 15-17 to 19-20 Gbit/s on two cores, docs/PERFORMANCE.md).
  */
 final class ConsumerDrive {
     private static final Logger LOG = Logger.getLogger(ConsumerDrive.class.getName());
@@ -87,8 +90,10 @@ final class ConsumerDrive {
     private volatile boolean rxSelecting;
     /** A consumer's step met the end of the stream or an error: the receive thread takes over at once. */
     private volatile boolean rxHandoff;
-    /** A consumer's {@link #progress} call is running the receive side now (owned with {@link #rxOwner}). */
-    private boolean consumerStepping;
+    /** The consumer whose {@link #progress} call runs the receive side now (owned with {@link #rxOwner}), or null. */
+    private Thread stepper;
+    /** The transmit side the receive side (run by {@link #stepper}) handed work: the consumer sends it after its step. */
+    private TxEngine transmitAfterStep;
 
     ConsumerDrive(EngineMode engine, ConnectionState state) {
         this.polling = engine.poll();
@@ -176,7 +181,9 @@ final class ConsumerDrive {
      * Consumer-driven receive, a consumer's poll ({@code WireConnection.progress}): when input is waiting and no
      * other thread runs the receive side, it is read and placed here, as the receive thread would (direct placement,
      * completions, Terminates). Never blocks: it reads only what the socket already holds, at most
-     * {@link #PROGRESS_READS} times. The end of the stream and errors are left to the receive thread (woken), which
+     * {@link #PROGRESS_READS} times. What the step hands the transmit side (a Read Request the ORQ takes now, a Read
+     * Response) the consumer sends itself afterwards when the transmit side is free, never waiting for the socket
+     * ({@link #transmitAfterStep}). The end of the stream and errors are left to the receive thread (woken), which
      * reports them as it always does. A call from any engine thread (a notification callback running inline, on
      * this connection's threads or another's) does nothing.
      *
@@ -211,13 +218,18 @@ final class ConsumerDrive {
         if (rxHandoff) {
             rx.unpark();
         }
+        TxEngine tx = transmitAfterStep;
+        if (tx != null) {
+            transmitAfterStep = null;
+            tx.kickFromPoll();
+        }
         return reads;
     }
 
     /** Holding {@link #rxOwner}: the reads the socket can serve now; the end of the stream or an error hands over. */
     private int consumerStep(RxEngine rx) {
         int reads = 0;
-        consumerStepping = true;
+        stepper = Thread.currentThread();
         try {
             while (reads < PROGRESS_READS && !state.isClosed() && !rxHandoff) {
                 int r = rx.step(false);
@@ -227,20 +239,37 @@ final class ConsumerDrive {
                 reads++;
                 if (r == RxEngine.STEP_END) {
                     rxHandoff = true;
+                } else if (rx.drained()) {
+                    break; // the socket held no more: the next poll reads what comes
                 }
             }
         } catch (IOException | RuntimeException e) {
             rxHandoff = true;
             rx.broke(e);
         } finally {
-            consumerStepping = false;
+            stepper = null;
         }
         return reads;
     }
 
     /** @return whether the receive side runs in a consumer's {@link #progress} call now (for the counters) */
     boolean consumerStepping() {
-        return consumerStepping;
+        return stepper != null;
+    }
+
+    /**
+     * The receive side hands the transmit side work (a Read Request the ORQ can take now, a Read Response to send).
+     * When a consumer's step runs the receive side on this thread, the consumer sends that work itself once its step
+     * is over, as a poster would (caller-runs, never waiting for the socket): no engine thread is woken for it.
+     *
+     * @return whether the hand-off waits for the end of the consumer's step (false: wake the transmit side)
+     */
+    boolean transmitAfterStep(TxEngine tx) {
+        if (stepper != Thread.currentThread()) {
+            return false;
+        }
+        transmitAfterStep = tx;
+        return true;
     }
 
     /**
@@ -391,15 +420,29 @@ final class ConsumerDrive {
      * @return whether this thread transmitted (false: blocking mode, or the transmit thread is to be woken)
      */
     boolean transmitInline(TxEngine tx) {
+        // an engine thread (a notification running inline, on this connection's receive thread or on another
+        // connection's thread) must never wait for this socket: it takes only small requests and leaves a write the
+        // socket cannot take at once to the transmit thread
+        return transmitInline(tx, !EngineThread.isEngineThread() || Thread.currentThread() == tx.thread());
+    }
+
+    /**
+     * Polling mode, after a consumer's step that handed the transmit side work ({@link #transmitAfterStep}): runs
+     * the transmit side on the consumer's thread when it is free, never waiting for the socket (a CQ poll does not
+     * block).
+     *
+     * @return whether this thread transmitted (false: the transmit thread is to be woken)
+     */
+    boolean transmitAfterPoll(TxEngine tx) {
+        return transmitInline(tx, false);
+    }
+
+    private boolean transmitInline(TxEngine tx, boolean mayWait) {
         // an interrupted poster would close the channel in its write (an interruptible channel), or not wait in a
         // selector: leave it to the transmit thread
         if (!polling || state.failure() != null || state.isClosed() || Thread.currentThread().isInterrupted()) {
             return false;
         }
-        // an engine thread (a notification running inline, on this connection's receive thread or on another
-        // connection's thread) must never wait for this socket: it takes only small requests and leaves a write the
-        // socket cannot take at once to the transmit thread
-        boolean mayWait = !EngineThread.isEngineThread() || Thread.currentThread() == tx.thread();
         return tx.runInline(INLINE_TURNS, mayWait);
     }
 

@@ -100,7 +100,10 @@ final class EngineLoop implements Runnable {
             head = scheduled.get();
             d.next = head;
         } while (!scheduled.compareAndSet(head, d));
-        if (selecting && !ended) {
+        // the loop's own hand-offs (a request read in a selection's action schedules its answer) need no wake-up:
+        // the loop looks at its schedule right after the selection, and a wake-up would cost a system call there and
+        // another to clear it in the next selection
+        if (selecting && !ended && Thread.currentThread() != thread) {
             selector.wakeup();
         }
     }

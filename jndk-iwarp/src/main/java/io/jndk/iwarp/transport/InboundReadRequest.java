@@ -54,10 +54,10 @@ final class InboundReadRequest {
         return 0;
     }
 
-    /** The request's frame ended whole: it is queued, and the transmit side woken to answer it. */
+    /** The request's frame ended whole: it is queued, and the transmit side handed it to answer. */
     void onFrameEnd() {
         expectedMsn++;
         queues.irqPush();
-        tx.wake();
+        tx.handOff();
     }
 }

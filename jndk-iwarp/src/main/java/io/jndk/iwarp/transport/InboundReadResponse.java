@@ -68,7 +68,7 @@ final class InboundReadResponse {
         }
         received = 0;
         // the read completes here, before its ORQ place is freed (see the class comment); a read posted meanwhile
-        // that found the ORQ full is sent by the transmit thread, woken below
+        // that found the ORQ full is sent by the transmit side, handed it below
         done.kind = WireRequest.READ;
         done.length = head.length;
         done.handle = head.handle;
@@ -76,7 +76,7 @@ final class InboundReadResponse {
         done.handle = null;
         queues.orqRelease();
         if (queues.txWaitsForRead()) {
-            tx.wake();
+            tx.handOff();
         }
         return 0;
     }

@@ -94,6 +94,12 @@ final class RxEngine implements Runnable {
     private final int[] viewStarts = new int[64];
     /** Nothing more is decoded or placed (a failure was recorded, or the decoder stopped). */
     private boolean draining;
+    /**
+     * The last step's read took less than it asked for: the socket held no more then, and a non-blocking reader
+     * stops there instead of asking again only to hear that nothing is there (the selector, level-triggered, reports
+     * what arrives later; a polling consumer reads on its next poll).
+     */
+    private boolean drained;
 
     RxEngine(IwarpConnection connection, QpPort qp, ReadQueues queues, TxEngine tx, ByteBuffer surplus) {
         this.connection = connection;
@@ -179,7 +185,7 @@ final class RxEngine implements Runnable {
                 if (r == STEP_END) {
                     return endReceive(); // the receive side stays taken: nobody steps after the end
                 }
-                if (r == STEP_IDLE) {
+                if (r == STEP_IDLE || drained) {
                     break;
                 }
             }
@@ -257,6 +263,7 @@ final class RxEngine implements Runnable {
      */
     int step(boolean engineThread) throws IOException {
         ByteBuffer buffer = BUFFERS.get();
+        drained = false;
         int direct = placeDirect(buffer);
         if (direct != PLACE_BUFFERED && direct != PLACE_AWAIT) {
             return direct;
@@ -272,7 +279,9 @@ final class RxEngine implements Runnable {
             // header, no target) is taken whole, not a header's worth at a time
             buffer.limit(Math.min(buffer.capacity(), HEADER_READ + decoder.payloadRemaining()));
         }
+        int asked = buffer.remaining();
         int n = channel.read(buffer);
+        drained = n < asked;
         if (n < 0) {
             if (engineThread) {
                 capture.peerFin();
@@ -341,6 +350,7 @@ final class RxEngine implements Runnable {
         }
         long n = channel.read(views, 0, readAhead > 0 ? k + 1 : k);
         views[k] = null;
+        drained = n < (long) remaining + readAhead;
         if (n <= 0) {
             for (int i = 0; i < k; i++) {
                 views[i] = null;
@@ -362,6 +372,11 @@ final class RxEngine implements Runnable {
             consume(buffer);
         }
         return STEP_READ;
+    }
+
+    /** @return whether the last {@link #step}'s read took less than it asked for (the socket held no more) */
+    boolean drained() {
+        return drained;
     }
 
     /** Feeds {@code chunk} to the decoder; a decoder error is answered (a Terminate) or closes the connection. */

@@ -146,6 +146,29 @@ final class TxEngine implements Runnable {
         wakeOwner();
     }
 
+    /**
+     * A hand-off from the receive side (a Read Request the ORQ can take now, a Read Response to send): when a
+     * polling consumer's step runs the receive side, the consumer sends it after its step
+     * ({@link ConsumerDrive#transmitAfterStep}); otherwise the transmit thread is woken.
+     */
+    void handOff() {
+        signal.set(true);
+        if (!drive.transmitAfterStep(this)) {
+            wakeOwner();
+        }
+    }
+
+    /**
+     * After a polling consumer's step that handed this side work: runs the transmit side on the consumer's thread
+     * when it is free, without waiting for the socket (a CQ poll never blocks), as a notification's post does.
+     */
+    void kickFromPoll() {
+        signal.set(true);
+        if (!drive.transmitAfterPoll(this)) {
+            wakeOwner();
+        }
+    }
+
     private void wakeOwner() {
         LoopDrive.wake(loop, thread);
     }
