@@ -2,6 +2,7 @@ package io.jndk.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jndk.api.NdkCq;
 import io.jndk.api.NdkMr;
 import io.jndk.api.NdkOpFlags;
 import io.jndk.api.NdkOperationType;
@@ -12,6 +13,7 @@ import io.jndk.conformance.support.Buffer;
 import io.jndk.conformance.support.Kit;
 import io.jndk.conformance.support.Mode;
 import io.jndk.conformance.support.World;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -149,5 +151,73 @@ class EngineModesTest {
                 }
             }
         }
+    }
+
+    /**
+     * More Reads than the ORD allows, posted at once, while one thread polls both CQs: in the polling mode those
+     * polls run both receive sides (after the first few polls the engine stands by), so the requester's poll that
+     * completes a Read sends the next Read Request the ORQ now takes, and the responder's poll that reads a request
+     * sends its Read Response (both after the receive step, without an engine thread). Every Read completes once, in
+     * order, with its bytes.
+     */
+    @Test
+    void readsBeyondTheOrdCompleteWhileBothSidesPoll() {
+        try (World w = new World(new Mode("iwarp", false))) {
+            World.Pair p = w.connect(false, 64, 2, 2, options);
+            int[] lengths = {8, SIZE, 3 * SIZE + 5, 1, SIZE / 2};
+            int total = 0;
+            for (int len : lengths) {
+                total += len;
+            }
+            int rounds = 20, reads = 10;
+            Buffer remote = w.buffer((long) total * (reads / lengths.length)).fillRandom(31);
+            Buffer sink = w.buffer(remote.size());
+            NdkMr remoteMr = w.registerAll(p.b.pd, remote);
+            NdkMr sinkMr = w.registerAll(p.a.pd, sink);
+            pollBoth(p.a.cq, p.b.cq, 0, Duration.ofMillis(20)); // the polls take over both receive sides
+            for (int round = 0; round < rounds; round++) {
+                List<Object> expected = new ArrayList<>();
+                long off = 0;
+                for (int k = 0; k < reads; k++) {
+                    int len = lengths[k % lengths.length];
+                    String ctx = round + "/" + k;
+                    assertThat(p.a.qp.read(ctx, new NdkSge[] {sink.sge(off, len, sinkMr.getLocalToken())}, 1,
+                            remote.address() + off, remoteMr.getRemoteToken(), k % 5 == 4 ? 0 : NdkOpFlags.DEFER))
+                            .isEqualTo(NtStatus.STATUS_SUCCESS);
+                    expected.add(ctx);
+                    off += len;
+                }
+                List<NdkResultEx> done = pollBoth(p.a.cq, p.b.cq, reads, Duration.ofSeconds(20));
+                assertThat(done).extracting(r -> r.requestContext).containsExactlyElementsOf(expected);
+                for (NdkResultEx r : done) {
+                    assertThat(r.status).as("%s", r).isEqualTo(NtStatus.STATUS_SUCCESS);
+                }
+                sink.assertSame(0, remote, 0, off);
+                sink.fill((byte) 0);
+            }
+        }
+    }
+
+    /**
+     * Polls {@code a} until {@code n} completions arrived (or, with {@code n} 0, for the whole of {@code limit}),
+     * polling {@code b}, which gets none, on every pass.
+     */
+    private static List<NdkResultEx> pollBoth(NdkCq a, NdkCq b, int n, Duration limit) {
+        List<NdkResultEx> out = new ArrayList<>();
+        NdkResultEx[] one = {new NdkResultEx()};
+        NdkResultEx[] none = {new NdkResultEx()};
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (n == 0 ? System.nanoTime() - deadline < 0 : out.size() < n) {
+            assertThat(n == 0 || System.nanoTime() - deadline < 0)
+                    .as("%d of %d Reads completed in %s", out.size(), n, limit).isTrue();
+            if (a.getCqResultsEx(one, 1) == 1) {
+                out.add(one[0]);
+                one[0] = new NdkResultEx();
+            }
+            assertThat(b.getCqResultsEx(none, 1)).as("the responder's CQ").isZero();
+            Thread.yield(); // the engine threads share the cores with this poller outside the polling mode
+        }
+        assertThat(out).as("completions while only polling").hasSize(n);
+        return out;
     }
 }
