@@ -207,9 +207,11 @@ class EngineModesTest {
         NdkResultEx[] one = {new NdkResultEx()};
         NdkResultEx[] none = {new NdkResultEx()};
         long deadline = System.nanoTime() + limit.toNanos();
-        while (n == 0 ? System.nanoTime() - deadline < 0 : out.size() < n) {
-            assertThat(n == 0 || System.nanoTime() - deadline < 0)
-                    .as("%d of %d Reads completed in %s", out.size(), n, limit).isTrue();
+        while (out.size() < n || n == 0 && System.nanoTime() - deadline < 0) {
+            if (n > 0) {
+                assertThat(System.nanoTime() - deadline).as("%d of %d Reads completed in %s", out.size(), n, limit)
+                        .isNegative();
+            }
             if (a.getCqResultsEx(one, 1) == 1) {
                 out.add(one[0]);
                 one[0] = new NdkResultEx();

@@ -36,7 +36,7 @@ import java.util.logging.Logger;
  * engine thread posting from an inline notification may not wait for the socket ({@link TxEngine}'s small turns).
  * A consumer whose step handed the transmit side work sends it the same way, without waiting for the socket: a
  * Read's requester polling its CQ sends the next Read Request as the last response completes, with no engine thread
- * woken (the shared engine's Read stream: 15-17 to 19-20 Gbit/s on two cores, docs/PERFORMANCE.md).
+ * woken (docs/PERFORMANCE.md, "the Read stream in polling mode").
  */
 final class ConsumerDrive {
     private static final Logger LOG = Logger.getLogger(ConsumerDrive.class.getName());
