@@ -15,6 +15,11 @@ public enum NdkCounter {
     FPDUS_IN("FPDUs received"),
     /** Of {@link #FPDUS_IN}: those a polling consumer's thread received (the iWARP polling mode). */
     FPDUS_IN_POLLED("FPDUs received by pollers"),
+    /**
+     * Of {@link #BYTES_IN}: payload octets the iWARP transport read from the socket straight into registered memory
+     * (direct placement), not through its receive buffer.
+     */
+    BYTES_IN_DIRECT("bytes placed directly"),
     CRC_ERRORS("CRC errors"),
     TERMINATES_SENT("Terminates sent"),
     TERMINATES_SENT_RDMAP("Terminates sent (RDMAP)"),

@@ -242,17 +242,20 @@ public final class SoftAdapter implements NdkAdapter {
         for (Iterator<WireCounters> it = wireCounters.iterator(); it.hasNext(); ) {
             WireCounters c = it.next();
             boolean retired = c.retired();
-            long out = c.fpdusOut(), in = c.fpdusIn(), polled = c.fpdusInPolled(), crc = c.crcErrors();
+            long out = c.fpdusOut(), in = c.fpdusIn(), polled = c.fpdusInPolled(), direct = c.bytesInDirect();
+            long crc = c.crcErrors();
             if (retired) {
                 count(NdkCounter.FPDUS_OUT, out);
                 count(NdkCounter.FPDUS_IN, in);
                 count(NdkCounter.FPDUS_IN_POLLED, polled);
+                count(NdkCounter.BYTES_IN_DIRECT, direct);
                 count(NdkCounter.CRC_ERRORS, crc);
                 it.remove();
             } else if (snapshot != null) {
                 snapshot[NdkCounter.FPDUS_OUT.ordinal()] += out;
                 snapshot[NdkCounter.FPDUS_IN.ordinal()] += in;
                 snapshot[NdkCounter.FPDUS_IN_POLLED.ordinal()] += polled;
+                snapshot[NdkCounter.BYTES_IN_DIRECT.ordinal()] += direct;
                 snapshot[NdkCounter.CRC_ERRORS.ordinal()] += crc;
             }
         }

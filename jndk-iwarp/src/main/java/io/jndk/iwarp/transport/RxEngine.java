@@ -365,6 +365,7 @@ final class RxEngine implements Runnable {
         capture.inbound(views, k);
         decoder.payloadPlaced(views, 0, k, placed);
         placement.placed(placed);
+        counters.bytesInDirect(placed);
         Arrays.fill(views, 0, k, null);
         if (n > placed) {
             buffer.flip();

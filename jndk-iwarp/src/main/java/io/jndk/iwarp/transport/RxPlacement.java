@@ -18,8 +18,16 @@ final class RxPlacement {
     private BufferCursor target;
     private long offset;
     private boolean failed;
-    /** Whether the last frame carried a payload worth placing directly (the next read then takes just a header). */
+    /**
+     * Whether one of the last two frames carried a payload worth placing directly: the next read then takes just a
+     * header, so that a large payload that follows goes straight into its target. Two, not one: a large message is
+     * cut into full frames and a short last one (64 KiB on loopback's MSS: 65,460 octets, then 76), and a read sized
+     * after that short frame alone took a whole buffer of the next large frame and copied it (20-44 % of the payload
+     * octets of a 64 KiB stream went through the buffer; docs/PERFORMANCE.md, "payload copied after a short frame").
+     */
     private boolean largeFrames;
+    /** Whether the last frame's payload was large. */
+    private boolean lastLarge;
 
     /** A new FPDU: no target until its handler names one. */
     void reset() {
@@ -67,10 +75,12 @@ final class RxPlacement {
 
     /** The FPDU ended: remembers whether it was large, for the size of the next read. */
     void frameEnded(int payloadLength) {
-        largeFrames = payloadLength >= DIRECT_PLACEMENT_MIN;
+        boolean large = payloadLength >= DIRECT_PLACEMENT_MIN;
+        largeFrames = large || lastLarge;
+        lastLarge = large;
     }
 
-    /** @return whether the last frame's payload was large enough to be placed directly */
+    /** @return whether one of the last two frames' payloads was large enough to be placed directly */
     boolean largeFrames() {
         return largeFrames;
     }

@@ -13,7 +13,7 @@ import java.lang.invoke.VarHandle;
  * snapshot and folds a connection's final values in once the connection is {@link #retire() retired}.
  */
 public final class WireCounters {
-    private static final VarHandle FPDUS_OUT, FPDUS_IN, FPDUS_IN_POLLED, CRC_ERRORS;
+    private static final VarHandle FPDUS_OUT, FPDUS_IN, FPDUS_IN_POLLED, BYTES_IN_DIRECT, CRC_ERRORS;
 
     static {
         try {
@@ -21,6 +21,7 @@ public final class WireCounters {
             FPDUS_OUT = l.findVarHandle(WireCounters.class, "fpdusOut", long.class);
             FPDUS_IN = l.findVarHandle(WireCounters.class, "fpdusIn", long.class);
             FPDUS_IN_POLLED = l.findVarHandle(WireCounters.class, "fpdusInPolled", long.class);
+            BYTES_IN_DIRECT = l.findVarHandle(WireCounters.class, "bytesInDirect", long.class);
             CRC_ERRORS = l.findVarHandle(WireCounters.class, "crcErrors", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
@@ -30,6 +31,7 @@ public final class WireCounters {
     private long fpdusOut;
     private long fpdusIn;
     private long fpdusInPolled;
+    private long bytesInDirect;
     private long crcErrors;
     private volatile boolean retired;
 
@@ -49,6 +51,11 @@ public final class WireCounters {
     /** Receive side: that FPDU was decoded on a polling consumer's thread (counted in {@link #fpduIn()} too). */
     public void fpduInPolled() {
         FPDUS_IN_POLLED.setOpaque(this, fpdusInPolled + 1);
+    }
+
+    /** Receive side: {@code n} payload octets were read from the socket straight into their target. */
+    public void bytesInDirect(long n) {
+        BYTES_IN_DIRECT.setOpaque(this, bytesInDirect + n);
     }
 
     /** Receive thread: an FPDU failed its CRC check. */
@@ -79,6 +86,11 @@ public final class WireCounters {
     /** FPDUs received on polling consumers' threads so far. */
     public long fpdusInPolled() {
         return (long) FPDUS_IN_POLLED.getOpaque(this);
+    }
+
+    /** Payload octets read straight into their targets so far. */
+    public long bytesInDirect() {
+        return (long) BYTES_IN_DIRECT.getOpaque(this);
     }
 
     /** CRC errors so far. */
