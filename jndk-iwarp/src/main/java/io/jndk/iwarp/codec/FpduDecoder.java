@@ -1,6 +1,7 @@
 package io.jndk.iwarp.codec;
 
 import java.nio.ByteBuffer;
+import java.util.Locale;
 import java.util.zip.CRC32C;
 
 /**
@@ -55,6 +56,8 @@ public final class FpduDecoder {
     private int headerFill;
     private int headerNeed = PREFIX_LENGTH;
     private int ulpduLength;
+    /** The CRC the failing frame carried and the one computed over it (after a {@link FpduError#CRC_MISMATCH}). */
+    private int mismatchReceived, mismatchComputed;
     private RdmapOpcode opcode;
     private int payloadRemaining;
     private int trailerFill;
@@ -237,6 +240,10 @@ public final class FpduDecoder {
                         int expected = (int) crc.getValue();
                         int received = NetworkOrder.leI32(trailer, padLength);
                         verdict = expected == received ? CrcVerdict.VALID : CrcVerdict.MISMATCH;
+                        if (verdict == CrcVerdict.MISMATCH) {
+                            mismatchReceived = received;
+                            mismatchComputed = expected;
+                        }
                     }
                     framesDecoded++;
                     startFrame();
@@ -264,6 +271,16 @@ public final class FpduDecoder {
      */
     public int payloadRemaining() {
         return state == State.PAYLOAD ? payloadRemaining : 0;
+    }
+
+    /**
+     * After a {@link FpduError#CRC_MISMATCH}: what a person needs to tell a damaged frame from a miscounted one (the
+     * two CRCs, the frame's place in the stream, its ULPDU length).
+     */
+    public String crcMismatchDetail() {
+        return String.format(Locale.ROOT,
+            "MPA CRC mismatch: received 0x%08x, computed 0x%08x, frame %d (ULPDU length %d) ending at stream octet %d",
+            mismatchReceived, mismatchComputed, framesDecoded, ulpduLength, bytesConsumed);
     }
 
     /**

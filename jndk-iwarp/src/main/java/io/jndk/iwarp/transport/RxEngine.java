@@ -395,6 +395,9 @@ final class RxEngine implements Runnable {
         draining = true;
         if (error == FpduError.CRC_MISMATCH) {
             counters.crcError();
+            // on a wire a damaged segment; between two jndk ends (loopback above all) a bug to chase: say where
+            LOG.warning(() -> "iWARP " + connection + ": " + decoder.crcMismatchDetail() + "; " + placement.arrival()
+                + "; answered with a Terminate (LLP, CRC error)");
         }
         if (error == FpduError.STOPPED) {
             return; // a listener callback recorded the failure already

@@ -29,11 +29,16 @@ final class RxPlacement {
     /** Whether the last frame's payload was large. */
     private boolean lastLarge;
 
+    /** Payload octets of the current FPDU read straight into the target, and handed over by the decoder. */
+    private long directInFrame, bufferedInFrame;
+
     /** A new FPDU: no target until its handler names one. */
     void reset() {
         target = null;
         offset = 0;
         failed = false;
+        directInFrame = 0;
+        bufferedInFrame = 0;
     }
 
     /** The FPDU's payload goes to {@code cursor} from {@code at}. */
@@ -44,6 +49,7 @@ final class RxPlacement {
 
     /** A payload piece the decoder handed over: placed, unless there is no target or placement failed already. */
     void place(ByteBuffer buffer, int index, int length) {
+        bufferedInFrame += length;
         if (target == null || failed) {
             return;
         }
@@ -65,7 +71,14 @@ final class RxPlacement {
 
     /** {@code n} payload octets were read straight into the target. */
     void placed(int n) {
+        directInFrame += n;
         offset += n;
+    }
+
+    /** @return how the current FPDU's payload arrived so far, for a person reading a CRC mismatch's log line */
+    String arrival() {
+        return directInFrame + " payload octets read straight into the target, " + bufferedInFrame
+            + " through the receive buffer";
     }
 
     /** @return whether a piece fell outside the target's grant (the FPDU is answered with a Terminate) */

@@ -26,11 +26,17 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -116,7 +122,40 @@ class CrcCounterTest {
                 int n = new FpduEncoder(true).tagged(fpdu, 0, RdmapOpcode.RDMA_WRITE, true, 0x123400, 0, null, 0, 0);
                 byte[] bad = Arrays.copyOf(fpdu.array(), n);
                 bad[n - 1] ^= 0x5A; // the CRC's last octet
-                peer.getOutputStream().write(bad);
+                ConcurrentLinkedQueue<String> logged = new ConcurrentLinkedQueue<>();
+                Handler capture = new Handler() {
+                    @Override
+                    public void publish(LogRecord r) {
+                        if (r.getLevel() == Level.WARNING) {
+                            logged.add(r.getMessage());
+                        }
+                    }
+
+                    @Override
+                    public void flush() {}
+
+                    @Override
+                    public void close() {}
+                };
+                Logger rxLog = Logger.getLogger(RxEngine.class.getName());
+                rxLog.addHandler(capture);
+                try {
+                    peer.getOutputStream().write(bad);
+                    long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MS);
+                    while (logged.isEmpty() && System.nanoTime() < until) {
+                        Thread.yield();
+                    }
+                } finally {
+                    rxLog.removeHandler(capture);
+                }
+                // a person reading the log sees both CRCs, the frame, and how its payload arrived
+                int received = ByteBuffer.wrap(bad, n - 4, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
+                int computed = ByteBuffer.wrap(fpdu.array(), n - 4, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
+                assertThat(logged).singleElement().asString()
+                        .contains(String.format("MPA CRC mismatch: received 0x%08x, computed 0x%08x, frame 1 (ULPDU length ",
+                                received, computed))
+                        .contains("0 payload octets read straight into the target")
+                        .contains("answered with a Terminate (LLP, CRC error)");
 
                 assertThat(awaitCounter(adapter, NdkCounter.CRC_ERRORS, 1)).isEqualTo(1);
                 assertThat(awaitCounter(adapter, NdkCounter.TERMINATES_SENT_MPA, 1)).isEqualTo(1);
