@@ -16,6 +16,11 @@ public enum NdkCounter {
     /** Of {@link #FPDUS_IN}: those a polling consumer's thread received (the iWARP polling mode). */
     FPDUS_IN_POLLED("FPDUs received by pollers"),
     /**
+     * Of {@link #FPDUS_OUT}: those a consumer's thread sent itself while posting or polling (iWARP: the polling mode,
+     * and small requests on the shared engine; RoCE: the polling mode), not the transport's engine.
+     */
+    FPDUS_OUT_INLINE("FPDUs sent by consumers"),
+    /**
      * Of {@link #BYTES_IN}: payload octets the iWARP transport read from the socket straight into registered memory
      * (direct placement), not through its receive buffer.
      */

@@ -50,6 +50,8 @@ class PollingModeTest {
             // thread (not the first ones, before the receive thread stood by, and one read every 50 ms may be the
             // receive thread's: on a machine busy with other work that is up to a third of them)
             assertThat(p.b.adapter.counters().get(NdkCounter.FPDUS_IN_POLLED) - before).isGreaterThan(200);
+            // A's posters sent their Writes and Sends themselves (caller-runs)
+            assertThat(p.a.adapter.counters().get(NdkCounter.FPDUS_OUT_INLINE)).isGreaterThan(200);
             // and without the polling mode, nothing is
             World.Pair q = w.connect(false, 64, 4, 4, Map.of());
             assertThat(q.a.qp.send("s", new NdkSge[0], 0, 0)).isEqualTo(NtStatus.STATUS_SUCCESS);

@@ -55,6 +55,8 @@ class RocePollingModeTest {
             long polled = p.b.adapter.counters().get(NdkCounter.FPDUS_IN_POLLED)
                     + p.a.adapter.counters().get(NdkCounter.FPDUS_IN_POLLED) - before;
             assertThat(polled).isGreaterThan(200);
+            // and the posters sent their own requests (the first packet of each Write and Send, at least)
+            assertThat(p.a.adapter.counters().get(NdkCounter.FPDUS_OUT_INLINE)).isGreaterThan(200);
         }
         // and without the polling mode, nothing is
         try (World w = world()) {
@@ -68,6 +70,7 @@ class RocePollingModeTest {
             }
             assertThat(q.b.adapter.counters().get(NdkCounter.FPDUS_IN_POLLED)
                     + q.a.adapter.counters().get(NdkCounter.FPDUS_IN_POLLED)).isZero();
+            assertThat(q.a.adapter.counters().get(NdkCounter.FPDUS_OUT_INLINE)).isZero();
         }
     }
 

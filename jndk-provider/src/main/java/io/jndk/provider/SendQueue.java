@@ -206,6 +206,14 @@ final class SendQueue {
         return cancelled;
     }
 
+    /**
+     * Requests in the queue, read without the QP lock by a thread that does not hold it: a hint, possibly stale
+     * ({@link SoftQpPort#postedAlone}).
+     */
+    int sizeHint() {
+        return ring.size();
+    }
+
     /** Requests in the queue (posted and not completed). */
     int size() {
         assert locked();

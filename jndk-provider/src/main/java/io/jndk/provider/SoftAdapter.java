@@ -242,10 +242,12 @@ public final class SoftAdapter implements NdkAdapter {
         for (Iterator<WireCounters> it = wireCounters.iterator(); it.hasNext(); ) {
             WireCounters c = it.next();
             boolean retired = c.retired();
-            long out = c.fpdusOut(), in = c.fpdusIn(), polled = c.fpdusInPolled(), direct = c.bytesInDirect();
+            long out = c.fpdusOut(), inline = c.fpdusOutInline(), in = c.fpdusIn(), polled = c.fpdusInPolled();
+            long direct = c.bytesInDirect();
             long crc = c.crcErrors();
             if (retired) {
                 count(NdkCounter.FPDUS_OUT, out);
+                count(NdkCounter.FPDUS_OUT_INLINE, inline);
                 count(NdkCounter.FPDUS_IN, in);
                 count(NdkCounter.FPDUS_IN_POLLED, polled);
                 count(NdkCounter.BYTES_IN_DIRECT, direct);
@@ -253,6 +255,7 @@ public final class SoftAdapter implements NdkAdapter {
                 it.remove();
             } else if (snapshot != null) {
                 snapshot[NdkCounter.FPDUS_OUT.ordinal()] += out;
+                snapshot[NdkCounter.FPDUS_OUT_INLINE.ordinal()] += inline;
                 snapshot[NdkCounter.FPDUS_IN.ordinal()] += in;
                 snapshot[NdkCounter.FPDUS_IN_POLLED.ordinal()] += polled;
                 snapshot[NdkCounter.BYTES_IN_DIRECT.ordinal()] += direct;

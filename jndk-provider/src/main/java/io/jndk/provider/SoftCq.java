@@ -109,6 +109,14 @@ final class SoftCq extends SoftObject implements NdkCq {
         }
     }
 
+    /**
+     * Whether entries wait to be polled, read without the monitor: a hint that may be stale by the time it is used
+     * ({@link SoftQpPort#postedAlone}).
+     */
+    boolean holdsEntriesHint() {
+        return ring.countHint() != 0;
+    }
+
     /** Entries currently queued (diagnostics and tests). */
     synchronized int queued() {
         return ring.count();

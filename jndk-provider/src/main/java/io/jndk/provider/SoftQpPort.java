@@ -181,6 +181,11 @@ final class SoftQpPort implements QpPort {
     }
 
     @Override
+    public boolean postedAlone() {
+        return qp.sq.sizeHint() <= 1 && !qp.initiatorCq.holdsEntriesHint();
+    }
+
+    @Override
     public int inboundReadLimit() {
         return qp.effectiveIrd();
     }

@@ -415,9 +415,12 @@ final class ConsumerDrive {
     // ---- transmit -------------------------------------------------------------------------------------------
 
     /**
-     * Polling mode, a poster's {@code kick}: runs the transmit side on the posting thread when it is free.
+     * A poster's {@code kick}: in polling mode, runs the transmit side on the posting thread when it is free; on the
+     * shared engine outside polling mode, sends small requests on the posting thread when the transmit side is idle
+     * ({@link TxLoopTurns#smallTurns}).
      *
-     * @return whether this thread transmitted (false: blocking mode, or the transmit thread is to be woken)
+     * @return whether this thread transmitted (false: the thread engine's blocking mode, or the transmit thread or
+     *     engine loop is to be woken)
      */
     boolean transmitInline(TxEngine tx) {
         // an engine thread (a notification running inline, on this connection's receive thread or on another
@@ -440,10 +443,18 @@ final class ConsumerDrive {
     private boolean transmitInline(TxEngine tx, boolean mayWait) {
         // an interrupted poster would close the channel in its write (an interruptible channel), or not wait in a
         // selector: leave it to the transmit thread
-        if (!polling || state.failure() != null || state.isClosed() || Thread.currentThread().isInterrupted()) {
+        if (!polling && !shared || state.failure() != null || state.isClosed()
+            || Thread.currentThread().isInterrupted()) {
             return false;
         }
-        return tx.runInline(INLINE_TURNS, mayWait);
+        if (polling) {
+            return tx.runInline(INLINE_TURNS, mayWait, false);
+        }
+        // outside polling mode (the shared engine: its turns never wait) a poster sends a small request, and only
+        // when it is the consumer's only initiator work on the QP (QpPort.postedAlone): a consumer with more in flight
+        // streams, and the engine loop batches its requests into fewer writes beside a poster that goes on posting
+        // (docs/DECISIONS.md)
+        return tx.qp.postedAlone() && tx.runInline(INLINE_TURNS, false, true);
     }
 
     /** The socket is full (a non-blocking write took nothing): waits until it is writable, or the close. */

@@ -7,12 +7,13 @@ import java.util.Map;
 /**
  * How the stream engine of a connection runs.
  *
- * <p>The <b>shared engine</b> ({@code engine=shared}): a few engine loops per adapter ({@code engine.loops}, default
- * one per core), each serving many connections over one selector ({@link EngineLoop}, {@link LoopDrive}). The
- * <b>thread engine</b> ({@code engine=threads}, the default until the shared engine's open findings are closed,
- * docs/DECISIONS.md "The shared engine"): a transmit and a receive thread per connection, of the kind
- * {@code threads} names. Either may run in polling mode ({@code poll}: posters transmit
- * inline when the transmit side is free; polling consumers run the receive side).
+ * <p>The <b>shared engine</b> ({@code engine=shared}, the default): a few engine loops per adapter
+ * ({@code engine.loops}, default one per core), each serving many connections over one selector ({@link EngineLoop},
+ * {@link LoopDrive}); a poster sends a small request itself when it is the consumer's only initiator work and the
+ * transmit side is idle. The <b>thread engine</b> ({@code engine=threads}, kept for comparison, docs/DECISIONS.md
+ * "The shared engine"): a transmit and a receive thread per connection, of the kind {@code threads} names. Either
+ * may run in polling mode ({@code poll}: posters transmit inline when the transmit side is free; polling consumers
+ * run the receive side).
  *
  * @param shared the shared engine (engine loops) instead of two threads per connection
  * @param loops the shared engine: engine loops of the adapter
@@ -38,7 +39,7 @@ record EngineMode(boolean shared, int loops, boolean platformThreads, boolean po
      */
     static EngineMode of(Map<String, String> options) {
         boolean poll = Boolean.parseBoolean(options.getOrDefault("poll", "false").trim());
-        String engine = options.getOrDefault("engine", "threads").trim().toLowerCase(Locale.ROOT);
+        String engine = options.getOrDefault("engine", "shared").trim().toLowerCase(Locale.ROOT);
         if (!engine.equals("shared") && !engine.equals("threads")) {
             throw new IllegalArgumentException("engine must be shared or threads: " + engine);
         }

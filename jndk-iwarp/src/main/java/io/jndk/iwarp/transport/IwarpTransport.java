@@ -63,7 +63,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       belongs to this adapter: when another adapter of this JVM already captures into the same path, this
  *       one writes to {@code name-2.ext} (then {@code -3}, ...) instead ({@link #capturePath()} tells which);
  *       a connection whose both ends belong to this adapter is recorded once;</li>
- *   <li>{@code engine} ({@code shared} or {@code threads}, default threads): the shared engine runs every
+ *   <li>{@code engine} ({@code shared} or {@code threads}, default shared): the shared engine runs every
  *       connection of this adapter on a few engine loops, each serving many connections over one selector
  *       ({@link EngineLoop}); the thread engine gives each connection end a transmit and a receive thread
  *       (docs/DECISIONS.md, "The shared engine");</li>

@@ -81,6 +81,8 @@ final class TxBatch {
     private boolean building;
     /** A request taken by an owner that may not wait, too large for it, waits at {@code requests[batched]}. */
     private boolean carried;
+    /** The owner is a consumer's thread (a poster, or a poller sending what its step handed over): FPDUS_OUT_INLINE. */
+    private boolean inline;
 
     TxBatch(SocketChannel channel, QpPort qp, FpduEncoder encoder, ConnectionCapture capture, WireCounters counters,
             ConsumerDrive drive, boolean nonBlocking) {
@@ -123,6 +125,11 @@ final class TxBatch {
     void carry() {
         building = false;
         carried = true;
+    }
+
+    /** The owner is a consumer's thread from now on ({@code true}), or an engine thread. */
+    void inline(boolean consumer) {
+        inline = consumer;
     }
 
     /** @return whether a carried request waits in {@link #nextSlot} */
@@ -189,6 +196,9 @@ final class TxBatch {
             staged(end, trailerEnd);
         }
         counters.fpduOut();
+        if (inline) {
+            counters.fpduOutInline();
+        }
     }
 
     /**
@@ -224,6 +234,9 @@ final class TxBatch {
         stage.position(at + n);
         staged(at, at + n);
         counters.fpduOut();
+        if (inline) {
+            counters.fpduOutInline();
+        }
     }
 
     /**

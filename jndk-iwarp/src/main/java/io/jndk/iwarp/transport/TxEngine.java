@@ -188,17 +188,28 @@ final class TxEngine implements Runnable {
      * @return whether this thread transmitted (false: another thread holds the transmit side)
      */
     boolean runInline(int maxTurns, boolean mayWait) {
+        return runInline(maxTurns, mayWait, false);
+    }
+
+    /**
+     * {@link #runInline(int, boolean)}; with {@code smallOnly} (the shared engine outside polling mode), the turns
+     * send small requests only ({@link TxLoopTurns#smallTurns}) and leave the rest to the engine loop.
+     */
+    boolean runInline(int maxTurns, boolean mayWait, boolean smallOnly) {
         if (!owner.compareAndSet(false, true)) {
             return false;
         }
         boolean more = false;
+        boolean consumer = !EngineThread.isEngineThread();
         try {
             signal.set(false);
             ownerWaits = mayWait;
-            more = turns(maxTurns) == maxTurns || leftWork;
+            batch.inline(consumer);
+            more = (smallOnly ? loopTurns.smallTurns(maxTurns) : turns(maxTurns)) == maxTurns || leftWork;
         } catch (IOException | RuntimeException e) {
             connection.resetAfterError();
         } finally {
+            batch.inline(false);
             owner.set(false);
         }
         if (more || signal.get()) {

@@ -40,6 +40,11 @@ final class TxLoopTurns {
     /** What the message in the segmenter is, once it is queued whole: a request ({@link #pendingRequest}), a response. */
     private int pendingKind;
     private WireRequest pendingRequest;
+    /**
+     * The owner is a poster outside polling mode ({@link #smallTurns}): it queues small requests only, and leaves the
+     * rest to the engine loop.
+     */
+    private boolean smallOnly;
     /** A failure is being finished (the transmit side is kept for good). */
     private boolean failing;
     /** The failure's Terminate, as far as written; the Terminate is written (or could not be). */
@@ -154,6 +159,26 @@ final class TxLoopTurns {
         return true;
     }
 
+    /**
+     * A poster's turns outside polling mode, when the transmit side is idle: up to {@code max} small requests (a
+     * Write or Send of at most {@link TxEngine#SMALL_INLINE} octets, a Read Request) go out on the posting thread,
+     * as siw sends in the posting call, so that a small message neither waits for the engine loop nor costs it a
+     * wake-up. Everything else (a larger message, which stops before its first FPDU; Read Responses; the RTR; the
+     * FIN; what a full socket or another owner left) is left to the engine loop ({@link TxEngine#leftWork}).
+     */
+    int smallTurns(int max) throws IOException {
+        if (tx.batch.pendingFlush() || segmenter.active() || tx.rtrPending || !tx.queues.irqEmpty()) {
+            tx.leftWork = true;
+            return 0;
+        }
+        smallOnly = true;
+        try {
+            return turns(max);
+        } finally {
+            smallOnly = false;
+        }
+    }
+
     /** Up to {@code max} resumable turns: each stops where the socket is full, and the next call goes on from there. */
     int turns(int max) throws IOException {
         int done = 0;
@@ -207,6 +232,10 @@ final class TxLoopTurns {
         if (!tx.mayTransmit()) {
             return false;
         }
+        if (smallOnly && (tx.rtrPending || !tx.queues.irqEmpty())) {
+            tx.leftWork = true; // the engine loop's: a response or the RTR goes before further requests
+            return false;
+        }
         if (tx.rtrPending) {
             if (!tx.sendRtr()) {
                 blocked = true;
@@ -227,6 +256,10 @@ final class TxLoopTurns {
             return !blocked;
         }
         if (tx.state.disconnectRequested() && tx.queues.irqEmpty()) {
+            if (smallOnly) {
+                tx.leftWork = true; // the FIN is the engine loop's
+                return false;
+            }
             if (!tx.sendFin()) {
                 blocked = true;
                 return false;
@@ -306,6 +339,9 @@ final class TxLoopTurns {
                 }
                 pendingKind = PENDING_REQUEST;
                 pendingRequest = next;
+                if (smallOnly && next.length > TxEngine.SMALL_INLINE) {
+                    segmenter.budget(0); // the message stops before its first FPDU: the engine loop sends it
+                }
                 if (!finishMessage()) {
                     blocked = true;
                 }

@@ -33,6 +33,18 @@ public interface QpPort {
     /** A write or send left completely: it completes (in posting order). Not called for reads. */
     void sent(WireRequest request);
 
+    /**
+     * Whether the newest request posted is the only work of the consumer on this QP's initiator side: the send queue
+     * holds no other request (none waiting to be taken, none started and not yet completed) and no completion waits
+     * unpolled in the CQ the QP's requests complete to. A hint read without a lock, possibly stale by the time it is
+     * used. A consumer that posts while other requests are in flight, or while completions wait for it, streams; one
+     * that posts with nothing else outstanding waits for this request. A transport may send a small request on the
+     * posting thread in the second case and leave batching to its engine in the first (the iwarp shared engine does).
+     */
+    default boolean postedAlone() {
+        return false;
+    }
+
     // ---- receive side -------------------------------------------------------------------------
 
     /**

@@ -13,12 +13,13 @@ import java.lang.invoke.VarHandle;
  * snapshot and folds a connection's final values in once the connection is {@link #retire() retired}.
  */
 public final class WireCounters {
-    private static final VarHandle FPDUS_OUT, FPDUS_IN, FPDUS_IN_POLLED, BYTES_IN_DIRECT, CRC_ERRORS;
+    private static final VarHandle FPDUS_OUT, FPDUS_OUT_INLINE, FPDUS_IN, FPDUS_IN_POLLED, BYTES_IN_DIRECT, CRC_ERRORS;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             FPDUS_OUT = l.findVarHandle(WireCounters.class, "fpdusOut", long.class);
+            FPDUS_OUT_INLINE = l.findVarHandle(WireCounters.class, "fpdusOutInline", long.class);
             FPDUS_IN = l.findVarHandle(WireCounters.class, "fpdusIn", long.class);
             FPDUS_IN_POLLED = l.findVarHandle(WireCounters.class, "fpdusInPolled", long.class);
             BYTES_IN_DIRECT = l.findVarHandle(WireCounters.class, "bytesInDirect", long.class);
@@ -29,6 +30,7 @@ public final class WireCounters {
     }
 
     private long fpdusOut;
+    private long fpdusOutInline;
     private long fpdusIn;
     private long fpdusInPolled;
     private long bytesInDirect;
@@ -41,6 +43,11 @@ public final class WireCounters {
     /** Transmit thread: one FPDU (a ready-to-receive frame and a Terminate included) went out. */
     public void fpduOut() {
         FPDUS_OUT.setOpaque(this, fpdusOut + 1);
+    }
+
+    /** Transmit side: that FPDU was sent by a consumer's thread (counted in {@link #fpduOut()} too). */
+    public void fpduOutInline() {
+        FPDUS_OUT_INLINE.setOpaque(this, fpdusOutInline + 1);
     }
 
     /** Receive side: one FPDU header was decoded. */
@@ -76,6 +83,11 @@ public final class WireCounters {
     /** FPDUs sent so far. */
     public long fpdusOut() {
         return (long) FPDUS_OUT.getOpaque(this);
+    }
+
+    /** FPDUs sent by consumers' threads so far. */
+    public long fpdusOutInline() {
+        return (long) FPDUS_OUT_INLINE.getOpaque(this);
     }
 
     /** FPDUs received so far. */

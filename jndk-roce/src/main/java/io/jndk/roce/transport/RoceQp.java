@@ -349,6 +349,9 @@ final class RoceQp implements WireConnection, RemoteAccess, ReceiveSource, SendC
     public void send(ByteBuffer buffer, int offset, int length) {
         if (framed(buffer, offset)) {
             counters.fpduOut();
+            if (device.inConsumerPass()) {
+                counters.fpduOutInline();
+            }
         }
         device.transmit(peer, sourcePort, buffer, offset, length);
     }
