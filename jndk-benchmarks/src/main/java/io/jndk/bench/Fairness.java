@@ -113,7 +113,7 @@ public final class Fairness {
             double qp99 = quiet[(int) (quiet.length * 0.99)] / 1000.0, lp99 = loaded[(int) (loaded.length * 0.99)] / 1000.0;
             System.out.printf(Locale.ROOT, "{\"name\":\"fairness\",\"engine\":\"%s\",\"poll\":%s,\"storm\":\"%s\",\"writers\":%d,\"samples\":%d,\"quiet_p50_us\":%.2f,"
                     + "\"quiet_p99_us\":%.2f,\"storm_p50_us\":%.2f,\"storm_p99_us\":%.2f,\"p99_ratio\":%.3f,"
-                    + "\"storm_read_gbytes_per_s\":%.4f}%n", options.getOrDefault("engine", "threads"),
+                    + "\"storm_read_gbytes_per_s\":%.4f}%n", options.getOrDefault("engine", "shared"),
                     options.getOrDefault("poll", "false"), spin ? "spin" : "wait", writers, samples, quiet[quiet.length / 2] / 1000.0, qp99,
                     loaded[loaded.length / 2] / 1000.0, lp99, lp99 / qp99, stormGbs);
         }

@@ -119,6 +119,9 @@ public final class JndkLatency {
                     throw new IllegalStateException("value " + value + " never arrived");
                 }
                 reap(false);
+                if ((v = (long) LONG.getOpaque(inbox, 0L)) == value || v == STOP) {
+                    break; // the poll placed it (in the polling mode that poll is the receive): no yield first
+                }
                 if (YIELD) {
                     Thread.yield();
                 } else {

@@ -9,6 +9,7 @@ import io.jndk.api.NtStatus;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -17,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.SplittableRandom;
 import java.util.stream.Stream;
 
 /**
@@ -76,6 +78,7 @@ public final class Scale {
         Map<String, String> options = Fabric.options(args, 5);
         try (Arena arena = Arena.ofShared(); Fabric f = Fabric.open(transport, options)) {
             MemorySegment src = arena.allocate(size, 4096), dst = arena.allocate(size, 4096);
+            fill(src, 0x5CA1EL);
             NdkMr srcMr = f.register(f.pdA, src), dstMr = f.register(f.pdB, dst);
             int oneDepth = 16;
             NdkCq oneA = f.cq(f.a, oneDepth * 2, null), oneB = f.cq(f.b, oneDepth * 2, null);
@@ -88,16 +91,80 @@ public final class Scale {
             double setup = (System.nanoTime() - t0) / 1e9;
             Footprint after = Footprint.now();
             double manyGbs = stream(many, cqA, depth, seconds, src, srcMr, dst, dstMr);
+            long mismatches = verify(f, arena, many, cqA, src, dst);
             System.out.printf(Locale.ROOT, "{\"name\":\"scale\",\"transport\":\"%s\",\"qps\":%d,\"size\":%d,\"depth\":%d,"
                     + "\"setup_s\":%.3f,\"one_qp_gbytes_per_s\":%.4f,\"one_qp_depth\":%d,\"gbytes_per_s\":%.4f,\"ratio\":%.4f,"
                     + "\"heap_per_qp_bytes\":%d,\"direct_per_qp_bytes\":%d,\"rss_per_qp_bytes\":%d,\"platform_threads\":%d,"
                     + "\"platform_threads_before\":%d,\"engine_threads\":%d,\"cores\":%d,\"fds\":%d,\"fds_before\":%d,"
-                    + "\"connect_retries\":%d}%n", transport, qps, size, depth, setup,
+                    + "\"connect_retries\":%d,\"verified\":%s,\"mismatches\":%d}%n", transport, qps, size, depth, setup,
                     oneGbs, oneDepth, manyGbs, manyGbs / oneGbs, (after.heap() - before.heap()) / qps,
                     (after.direct() - before.direct()) / qps, (after.rss() - before.rss()) / qps, after.threads(),
                     before.threads(), engineThreads(), Runtime.getRuntime().availableProcessors(), after.fds(),
-                    before.fds(), f.retries());
+                    before.fds(), f.retries(), mismatches == 0, mismatches);
+            if (mismatches != 0) {
+                throw new IllegalStateException(mismatches + " words of the target or tags did not arrive as written");
+            }
         }
+    }
+
+    /** Fills {@code seg} with a seeded pattern. */
+    static void fill(MemorySegment seg, long seed) {
+        SplittableRandom r = new SplittableRandom(seed);
+        for (long i = 0; i + 8 <= seg.byteSize(); i += 8) {
+            seg.set(ValueLayout.JAVA_LONG_UNALIGNED, i, r.nextLong());
+        }
+    }
+
+    /** The tag QP {@code i} writes into its own slot. */
+    private static long tag(int i) {
+        return 0x7A6E_0000_0000_0000L | i;
+    }
+
+    /**
+     * After the streaming: the target must hold the source (every QP wrote it there), and each QP writes its own tag
+     * into its own 8-byte slot of B's memory and reads the slot back (an RDMA Read completes after the Writes
+     * before it on its QP were placed). Returns how many 8-octet words of the target, and tags written or read
+     * back, differ.
+     */
+    static long verify(Fabric f, Arena arena, List<NdkQp> qps, NdkCq cq, MemorySegment src, MemorySegment dst) {
+        int n = qps.size();
+        MemorySegment out = arena.allocate(8L * n, 8), back = arena.allocate(8L * n, 8), slots = arena.allocate(8L * n, 8);
+        NdkMr outMr = f.register(f.pdA, out), backMr = f.register(f.pdA, back), slotsMr = f.register(f.pdB, slots);
+        NdkResultEx[] res = new NdkResultEx[256];
+        for (int i = 0; i < res.length; i++) {
+            res[i] = new NdkResultEx();
+        }
+        NdkSge[] sge = {new NdkSge()};
+        long due = 0;
+        for (int i = 0; i < n; i++) {
+            out.set(ValueLayout.JAVA_LONG, 8L * i, tag(i));
+            sge[0].set(out.address() + 8L * i, 8, outMr.getLocalToken());
+            Calls.check("Write", qps.get(i).write(null, sge, 1, slots.address() + 8L * i, slotsMr.getRemoteToken(), 0));
+            sge[0].set(back.address() + 8L * i, 8, backMr.getLocalToken());
+            Calls.check("Read", qps.get(i).read(null, sge, 1, slots.address() + 8L * i, slotsMr.getRemoteToken(), 0));
+            due += 2;
+            while (due > 0 && (due >= 512 || i == n - 1)) { // at most 512 in flight on the shared CQ
+                int k = cq.getCqResultsEx(res, res.length);
+                for (int j = 0; j < k; j++) {
+                    if (res[j].status != NtStatus.STATUS_SUCCESS) {
+                        throw new IllegalStateException("verification completion: " + NtStatus.describe(res[j].status));
+                    }
+                }
+                due -= k;
+                if (k == 0) {
+                    Thread.yield();
+                }
+            }
+        }
+        long bad = 0;
+        for (int i = 0; i < n; i++) {
+            bad += back.get(ValueLayout.JAVA_LONG, 8L * i) != tag(i) ? 1 : 0;
+            bad += slots.get(ValueLayout.JAVA_LONG, 8L * i) != tag(i) ? 1 : 0;
+        }
+        for (long at = 0; at + 8 <= src.byteSize(); at += 8) {
+            bad += src.get(ValueLayout.JAVA_LONG_UNALIGNED, at) != dst.get(ValueLayout.JAVA_LONG_UNALIGNED, at) ? 1 : 0;
+        }
+        return bad;
     }
 
     /** Live engine threads of jndk's iwarp transport: the shared engine's loops, or two per connection end. */
