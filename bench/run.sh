@@ -140,6 +140,13 @@ echo "jndk perf over iwarp, polling mode (poll=true)..." >&2
 perf_runs iwarp-poll --transport iwarp -O poll=true
 echo "jndk perf over iwarp, polling mode, CRC..." >&2
 perf_runs iwarp-poll-crc --transport iwarp --crc -O poll=true
+# CPU per GB is the engine's cost when no consumer spins (as NIO's threads block when they wait): notified
+# completions (--block), the default mode, 64 KiB three times
+echo "jndk perf over iwarp, notified completions (CPU per GB)..." >&2
+: > "$R-iwarp-block.jsonl"
+for _ in 1 2 3; do
+    ./jndk perf --transport iwarp --block -s 65536 -D "$SECS" --warmup 1 --json >> "$R-iwarp-block.jsonl"
+done
 echo "jndk perf over loopback..." >&2
 ./jndk perf --transport loopback -s "$SIZES" -D "$SECS" --warmup 1 --json > "$R-loopback.jsonl"
 echo "jndk 8-byte RDMA Write ping-pong over iwarp: polling (poll=true), notification-driven (notify=inline poll=true)..." >&2
@@ -165,7 +172,7 @@ echo >&2
 echo "machine: $(nproc) cores, $(uname -sr), $("$JAVA" -version 2>&1 | head -n1), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 "$JAVA" -cp "$BENCH_CP" io.jndk.bench.Report "$R-summary.json" svg="$R-bandwidth-vs-size.svg" \
     base="$R-baselines.jsonl" iwarp="$R-iwarp.jsonl" iwarp-crc="$R-iwarp-crc.jsonl" iwarp-poll="$R-iwarp-poll.jsonl" \
-    iwarp-poll-crc="$R-iwarp-poll-crc.jsonl" loopback="$R-loopback.jsonl" latency="$R-latency.jsonl" \
+    iwarp-poll-crc="$R-iwarp-poll-crc.jsonl" iwarp-block="$R-iwarp-block.jsonl" loopback="$R-loopback.jsonl" latency="$R-latency.jsonl" \
     latency-default="$R-latency-default.jsonl" scale="$R-scale.jsonl" roce="$R-roce.jsonl" \
     latency-roce="$R-latency-roce.jsonl" fairness="$R-fairness.jsonl"
 echo "fairness (8-byte Write p99 with and without the Read storm; target: within 5x):"
