@@ -11,17 +11,16 @@ import java.util.Map;
  * ({@code engine.loops}, default one per core), each serving many connections over one selector ({@link EngineLoop},
  * {@link LoopDrive}); a poster sends a small request itself when it is the consumer's only initiator work and the
  * transmit side is idle. The <b>thread engine</b> ({@code engine=threads}, kept for comparison, docs/DECISIONS.md
- * "The shared engine"): a transmit and a receive thread per connection, of the kind {@code threads} names. Either
+ * "The shared engine"): a transmit and a receive platform thread per connection. Either
  * may run in polling mode ({@code poll}: posters transmit inline when the transmit side is free; polling consumers
  * run the receive side).
  *
  * @param shared the shared engine (engine loops) instead of two threads per connection
  * @param loops the shared engine: engine loops of the adapter
- * @param platformThreads the thread engine: platform threads instead of virtual threads
  * @param poll polling mode
  * @param spinNanos polling mode, the thread engine: how long the receive thread spins for input before it waits
  */
-record EngineMode(boolean shared, int loops, boolean platformThreads, boolean poll, long spinNanos) {
+record EngineMode(boolean shared, int loops, boolean poll, long spinNanos) {
     /**
      * Default receive spin of the polling mode, in microseconds: none, because on a machine with few cores the
      * spinning receive threads take the cores the consumers and the transmit side need (docs/DECISIONS.md).
@@ -32,8 +31,9 @@ record EngineMode(boolean shared, int loops, boolean platformThreads, boolean po
 
     /**
      * Reads the adapter options {@code engine} ({@code shared} or {@code threads}), {@code engine.loops},
-     * {@code threads} ({@code virtual} or {@code platform}), {@code poll} ({@code true}/{@code false}) and
-     * {@code poll.spin.us} (docs/DECISIONS.md, "Threading model").
+     * {@code poll} ({@code true}/{@code false}) and {@code poll.spin.us} (docs/DECISIONS.md, "Threading model"), and
+     * {@code threads}, which takes {@code platform} only: virtual threads were measured and removed
+     * (docs/DECISIONS.md, "The shared engine").
      *
      * @throws IllegalArgumentException on an unknown engine or thread kind, or a loop count out of range
      */
@@ -44,18 +44,18 @@ record EngineMode(boolean shared, int loops, boolean platformThreads, boolean po
             throw new IllegalArgumentException("engine must be shared or threads: " + engine);
         }
         String threads = options.getOrDefault("threads", "platform").trim().toLowerCase(Locale.ROOT);
-        if (!threads.equals("virtual") && !threads.equals("platform")) {
-            throw new IllegalArgumentException("threads must be virtual or platform: " + threads);
+        if (!threads.equals("platform")) {
+            throw new IllegalArgumentException("threads must be platform (threads=virtual was removed: the shared "
+                + "engine, the default, serves many connections on a few threads): " + threads);
         }
         int loops = (int) OptionValues.number(options, "engine.loops", Runtime.getRuntime().availableProcessors(), 1,
             MAX_LOOPS);
         long spin = poll ? OptionValues.number(options, "poll.spin.us", DEFAULT_SPIN_MICROS, 0, 60_000_000L) * 1_000 : 0;
-        return new EngineMode(engine.equals("shared"), loops, threads.equals("platform"), poll, spin);
+        return new EngineMode(engine.equals("shared"), loops, poll, spin);
     }
 
     /** An unstarted engine thread (the thread engine). */
     Thread thread(String name, Runnable body) {
-        return platformThreads ? Thread.ofPlatform().daemon(true).name(name).unstarted(body)
-            : Thread.ofVirtual().name(name).unstarted(body);
+        return Thread.ofPlatform().daemon(true).name(name).unstarted(body);
     }
 }

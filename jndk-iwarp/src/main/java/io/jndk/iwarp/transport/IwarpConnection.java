@@ -20,9 +20,9 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The iWARP stream engine of one connection: an RDMAP/DDP/MPA byte stream over a {@link SocketChannel}, driven by
- * one transmit and one receive thread (platform threads by default, virtual threads with the
- * {@code threads=virtual} option; see {@link EngineMode}). The channel is blocking, except in polling mode, where it
- * is non-blocking and the threads wait for readiness on a selector each ({@link ConsumerDrive}).
+ * an engine loop of the shared engine, or by one transmit and one receive platform thread (the thread engine; see
+ * {@link EngineMode}). The thread engine's channel is blocking, except in polling mode, where it is non-blocking and
+ * the threads wait for readiness on a selector each ({@link ConsumerDrive}).
  *
  * <p>This class is the {@link WireConnection} facade and the connection's lifecycle actions; the engine is in
  * package-private parts, one concern each (siw's {@code siw_qp_tx.c}, {@code siw_qp_rx.c}, {@code siw_qp.c}):

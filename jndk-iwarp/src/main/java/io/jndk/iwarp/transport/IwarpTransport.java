@@ -69,7 +69,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       (docs/DECISIONS.md, "The shared engine");</li>
  *   <li>{@code engine.loops} (default: the number of cores, 1 to {@value EngineMode#MAX_LOOPS}): the shared
  *       engine's loops of this adapter; a loop runs while it serves connections and ends after a short idle time;</li>
- *   <li>{@code threads} ({@code platform} or {@code virtual}, default platform): the thread engine, the kind of
+ *   <li>{@code threads} ({@code platform} only: virtual threads were removed): the thread engine, the kind of
  *       each connection's transmit and receive thread (docs/DECISIONS.md, "Threading model");</li>
  *   <li>{@code poll} ({@code true}/{@code false}, default false): polling mode for latency: a post transmits on
  *       the posting thread when no other thread is transmitting, and the receive thread spins up to

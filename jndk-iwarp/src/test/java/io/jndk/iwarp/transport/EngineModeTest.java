@@ -1,0 +1,46 @@
+package io.jndk.iwarp.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The engine options: the shared engine by default, the thread engine on request, virtual threads refused. */
+class EngineModeTest {
+    @Test
+    void theSharedEngineIsTheDefaultWithALoopPerCore() {
+        EngineMode m = EngineMode.of(Map.of());
+        assertThat(m.shared()).isTrue();
+        assertThat(m.loops()).isEqualTo(Runtime.getRuntime().availableProcessors());
+        assertThat(m.poll()).isFalse();
+    }
+
+    @Test
+    void theThreadEngineAndThePollingModeAreOptions() {
+        EngineMode m = EngineMode.of(Map.of("engine", "threads", "threads", "platform", "poll", "true",
+            "poll.spin.us", "20"));
+        assertThat(m.shared()).isFalse();
+        assertThat(m.poll()).isTrue();
+        assertThat(m.spinNanos()).isEqualTo(20_000);
+        assertThat(EngineMode.of(Map.of("engine.loops", "3")).loops()).isEqualTo(3);
+    }
+
+    @Test
+    void virtualThreadsAreRefusedWithTheReason() {
+        assertThatThrownBy(() -> EngineMode.of(Map.of("engine", "threads", "threads", "virtual")))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("threads=virtual was removed")
+            .hasMessageContaining("shared engine");
+    }
+
+    @Test
+    void anUnknownEngineOrALoopCountOutOfRangeIsRefused() {
+        assertThatThrownBy(() -> EngineMode.of(Map.of("engine", "fibers")))
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("shared or threads");
+        assertThatThrownBy(() -> EngineMode.of(Map.of("engine.loops", "0")))
+            .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> EngineMode.of(Map.of("engine.loops", Integer.toString(EngineMode.MAX_LOOPS + 1))))
+            .isInstanceOf(IllegalArgumentException.class);
+    }
+}
