@@ -115,6 +115,15 @@ public final class Scale {
         }
     }
 
+    /** {@code n} result holders for polling. */
+    private static NdkResultEx[] results(int n) {
+        NdkResultEx[] res = new NdkResultEx[n];
+        for (int i = 0; i < n; i++) {
+            res[i] = new NdkResultEx();
+        }
+        return res;
+    }
+
     /** The tag QP {@code i} writes into its own slot. */
     private static long tag(int i) {
         return 0x7A6E_0000_0000_0000L | i;
@@ -130,10 +139,7 @@ public final class Scale {
         int n = qps.size();
         MemorySegment out = arena.allocate(8L * n, 8), back = arena.allocate(8L * n, 8), slots = arena.allocate(8L * n, 8);
         NdkMr outMr = f.register(f.pdA, out), backMr = f.register(f.pdA, back), slotsMr = f.register(f.pdB, slots);
-        NdkResultEx[] res = new NdkResultEx[256];
-        for (int i = 0; i < res.length; i++) {
-            res[i] = new NdkResultEx();
-        }
+        NdkResultEx[] res = results(256);
         NdkSge[] sge = {new NdkSge()};
         long due = 0;
         for (int i = 0; i < n; i++) {
@@ -188,10 +194,7 @@ public final class Scale {
             tags[i] = i;
         }
         NdkSge[] sge = {new NdkSge(src.address(), size, srcMr.getLocalToken())};
-        NdkResultEx[] res = new NdkResultEx[256];
-        for (int i = 0; i < res.length; i++) {
-            res[i] = new NdkResultEx();
-        }
+        NdkResultEx[] res = results(256);
         long completed = 0, posted = 0;
         long t0 = System.nanoTime(), end = t0 + (long) (seconds * 1e9);
         boolean running = true;

@@ -31,27 +31,23 @@ class PostingThreadTransmitTest {
     @Test
     void aLoneSmallWriteGoesOutOnThePostingThreadOfTheSharedEngine() {
         try (World w = new World(new Mode("iwarp", false))) {
-            World.Pair p = w.connect(false, 64, 4, 4, Map.of("engine", "shared"));
-            Buffer src = w.buffer(SMALL), dst = w.buffer(SMALL);
-            NdkMr srcMr = w.registerAll(p.a.pd, src), dstMr = w.registerAll(p.b.pd, dst);
+            Lone lone = Lone.connect(w, "shared");
             int inline = 0;
             for (long v = 1; v <= LONE; v++) {
-                long before = inline(p);
-                src.segment().set(ValueLayout.JAVA_LONG, 0, v);
-                write(p, src, srcMr, dst, dstMr, SMALL);
+                long before = inline(lone.p);
+                lone.write(v);
                 // read at once, no waiting: a Write the poster sent has completed inside its post
-                boolean done = p.a.cq.getCqResultsEx(new NdkResultEx[] {new NdkResultEx()}, 1) == 1;
-                long sent = inline(p) - before;
+                boolean done = lone.p.a.cq.getCqResultsEx(new NdkResultEx[] {new NdkResultEx()}, 1) == 1;
+                long sent = inline(lone.p) - before;
                 assertThat(sent).as("FPDUs this poster sent").isBetween(0L, 1L);
                 if (sent == 1) {
                     assertThat(done).as("a Write its poster sent has completed when the post returns").isTrue();
                     inline++;
                 }
                 if (!done) {
-                    Kit.poll(p.a.cq);
+                    Kit.poll(lone.p.a.cq);
                 }
-                long expected = v;
-                Kit.awaitTrue("the Write lands", () -> dst.segment().get(ValueLayout.JAVA_LONG, 0) == expected);
+                lone.awaitLanded(v);
             }
             assertThat(inline).as("lone small Writes sent by their posters, of %d", LONE).isGreaterThan(LONE / 2);
         }
@@ -88,18 +84,33 @@ class PostingThreadTransmitTest {
     @Test
     void theThreadEnginesPostersSendNothing() {
         try (World w = new World(new Mode("iwarp", false))) {
-            World.Pair p = w.connect(false, 64, 4, 4, Map.of("engine", "threads"));
-            Buffer src = w.buffer(SMALL), dst = w.buffer(SMALL);
-            NdkMr srcMr = w.registerAll(p.a.pd, src), dstMr = w.registerAll(p.b.pd, dst);
+            Lone lone = Lone.connect(w, "threads");
             for (long v = 1; v <= LONE; v++) {
-                src.segment().set(ValueLayout.JAVA_LONG, 0, v);
-                write(p, src, srcMr, dst, dstMr, SMALL);
-                Kit.poll(p.a.cq);
-                long expected = v;
-                Kit.awaitTrue("the Write lands", () -> dst.segment().get(ValueLayout.JAVA_LONG, 0) == expected);
+                lone.write(v);
+                Kit.poll(lone.p.a.cq);
+                lone.awaitLanded(v);
             }
-            assertThat(inline(p)).isZero();
-            assertThat(p.a.adapter.counters().get(NdkCounter.FPDUS_OUT)).isGreaterThanOrEqualTo(LONE);
+            assertThat(inline(lone.p)).isZero();
+            assertThat(lone.p.a.adapter.counters().get(NdkCounter.FPDUS_OUT)).isGreaterThanOrEqualTo(LONE);
+        }
+    }
+
+    /** A connected pair on {@code engine} with an 8-byte source at A and target at B, for lone Writes of a number. */
+    private record Lone(World.Pair p, Buffer src, Buffer dst, NdkMr srcMr, NdkMr dstMr) {
+        static Lone connect(World w, String engine) {
+            World.Pair p = w.connect(false, 64, 4, 4, Map.of("engine", engine));
+            Buffer src = w.buffer(SMALL), dst = w.buffer(SMALL);
+            return new Lone(p, src, dst, w.registerAll(p.a.pd, src), w.registerAll(p.b.pd, dst));
+        }
+
+        /** Posts one Write of {@code v} (and nothing else). */
+        void write(long v) {
+            src.segment().set(ValueLayout.JAVA_LONG, 0, v);
+            PostingThreadTransmitTest.write(p, src, srcMr, dst, dstMr, SMALL);
+        }
+
+        void awaitLanded(long v) {
+            Kit.awaitTrue("the Write lands", () -> dst.segment().get(ValueLayout.JAVA_LONG, 0) == v);
         }
     }
 

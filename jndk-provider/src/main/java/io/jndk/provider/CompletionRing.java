@@ -46,14 +46,6 @@ final class CompletionRing {
     }
 
     /**
-     * Entries queued, read without the CQ's monitor by a thread that does not hold it: a hint, possibly stale (a
-     * plain read of an int is never torn; nothing may rely on it beyond a choice of path).
-     */
-    int countHint() {
-        return count;
-    }
-
-    /**
      * Queues one entry (a successful one carries no provider error code).
      *
      * @return false when the ring is full (nothing queued)

@@ -111,10 +111,11 @@ final class SoftCq extends SoftObject implements NdkCq {
 
     /**
      * Whether entries wait to be polled, read without the monitor: a hint that may be stale by the time it is used
-     * ({@link SoftQpPort#postedAlone}).
+     * ({@link SoftQpPort#postedAlone}); a plain read of an int is never torn, and nothing relies on it beyond a
+     * choice of path.
      */
     boolean holdsEntriesHint() {
-        return ring.countHint() != 0;
+        return ring.count() != 0;
     }
 
     /** Entries currently queued (diagnostics and tests). */

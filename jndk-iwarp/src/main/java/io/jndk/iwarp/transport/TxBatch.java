@@ -132,6 +132,14 @@ final class TxBatch {
         inline = consumer;
     }
 
+    /** One FPDU joined the batch: counted, and as a consumer's when a consumer's thread owns the batch. */
+    private void countFpduOut() {
+        counters.fpduOut();
+        if (inline) {
+            counters.fpduOutInline();
+        }
+    }
+
     /** @return whether a carried request waits in {@link #nextSlot} */
     boolean carried() {
         return carried;
@@ -195,10 +203,7 @@ final class TxBatch {
             stage.position(trailerEnd);
             staged(end, trailerEnd);
         }
-        counters.fpduOut();
-        if (inline) {
-            counters.fpduOutInline();
-        }
+        countFpduOut();
     }
 
     /**
@@ -233,10 +238,7 @@ final class TxBatch {
     void frameStaged(int at, int n) {
         stage.position(at + n);
         staged(at, at + n);
-        counters.fpduOut();
-        if (inline) {
-            counters.fpduOutInline();
-        }
+        countFpduOut();
     }
 
     /**

@@ -185,15 +185,9 @@ final class TxEngine implements Runnable {
      * that write closes the connection (the channel is interruptible).
      *
      * @param mayWait whether the calling thread may wait for the socket
+     * @param smallOnly the shared engine outside polling mode: the turns send small requests only
+     *     ({@link TxLoopTurns#smallTurns}) and leave the rest to the engine loop
      * @return whether this thread transmitted (false: another thread holds the transmit side)
-     */
-    boolean runInline(int maxTurns, boolean mayWait) {
-        return runInline(maxTurns, mayWait, false);
-    }
-
-    /**
-     * {@link #runInline(int, boolean)}; with {@code smallOnly} (the shared engine outside polling mode), the turns
-     * send small requests only ({@link TxLoopTurns#smallTurns}) and leave the rest to the engine loop.
      */
     boolean runInline(int maxTurns, boolean mayWait, boolean smallOnly) {
         if (!owner.compareAndSet(false, true)) {
