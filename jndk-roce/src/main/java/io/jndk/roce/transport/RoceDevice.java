@@ -142,7 +142,7 @@ final class RoceDevice implements Runnable {
         this.polling = options.poll();
         this.link = options.link().equals("udp")
             ? new UdpLink(address, options.udpPort(), options.peerPort(), options.lenientIpv4() ? UdpLink.Ipv4Check.LENIENT
-                : UdpLink.Ipv4Check.STRICT, options.socketBuffer(), options.socketBuffer())
+                : UdpLink.Ipv4Check.STRICT, options.socketBuffer(), options.socketBuffer(), options.sendPath())
             : LinkFactory.open(options.link(), address);
         try {
             this.mtu = options.mtu() != 0 ? options.mtu() : autoMtu(address, link);
@@ -685,7 +685,7 @@ final class RoceDevice implements Runnable {
             if (link.send(peer, sourcePort, buffer, offset, length)) {
                 count(Counter.PACKETS_OUT);
                 if (pcap != null) {
-                    pcap.packet(address, link instanceof UdpLink ? link.localPort() : sourcePort, peer, link.peerPort(),
+                    pcap.packet(address, link.sentSourcePort(sourcePort), peer, link.peerPort(),
                         link.ipIdentification(true), buffer, offset, length);
                 }
             }
@@ -709,7 +709,7 @@ final class RoceDevice implements Runnable {
                 from = ((InetSocketAddress) p.channel.getLocalAddress()).getPort();
             } else {
                 link.send(to, GsiPacket.RXE_SOURCE_PORT, gsiOut, 0, length);
-                from = link instanceof UdpLink ? link.localPort() : GsiPacket.RXE_SOURCE_PORT;
+                from = link.sentSourcePort(GsiPacket.RXE_SOURCE_PORT);
             }
             if (pcap != null) {
                 pcap.packet(address, from, to, link.peerPort(), link.ipIdentification(true), gsiOut, 0, length);

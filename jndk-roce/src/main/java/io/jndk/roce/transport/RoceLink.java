@@ -57,6 +57,14 @@ public interface RoceLink extends AutoCloseable {
         return 0;
     }
 
+    /**
+     * The UDP source port the packet {@link #send} last sent carried (for captures): {@code asked}, the port the
+     * device chose for the QP, where the link honours it.
+     */
+    default int sentSourcePort(int asked) {
+        return asked;
+    }
+
     /** The UDP port this link receives on. */
     default int localPort() {
         return ROCE_PORT;

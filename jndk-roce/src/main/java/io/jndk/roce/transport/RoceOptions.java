@@ -25,13 +25,15 @@ import java.util.Map;
  * @param socketBuffer SO_RCVBUF and SO_SNDBUF asked for ({@code udp.buffer}, bytes; default 4 MiB, 0 = system's)
  * @param spinMicros how long the engine thread keeps polling after its last work before it sleeps in the selector
  *     ({@code poll.spin.us}, default 0: a spinning engine takes a core from the consumers on a small machine)
+ * @param sendPath which UDP socket packets leave through ({@code udp.send}): {@code connected} (default: one
+ *     connected socket per peer address, an ephemeral source port) or {@code bound} (the device's socket and port)
  * @param poll the polling mode ({@code poll=true}, default false): posting threads transmit and threads polling a CQ
  *     receive and place themselves, each in a pass over the device when no other thread runs one, while the engine
  *     thread stands by (it keeps the timers and takes over within 1 ms of the last consumer's pass, at once when a CQ
  *     is armed)
  */
 record RoceOptions(int udpPort, int peerPort, String pcap, String link, int mtu, int ackTimeout, int retryCount, int rnrRetry, int minRnrTimer,
-        int sendQueueDepth, boolean lenientIpv4, int socketBuffer, long spinMicros, boolean poll) {
+        int sendQueueDepth, boolean lenientIpv4, int socketBuffer, long spinMicros, UdpLink.SendPath sendPath, boolean poll) {
 
     static RoceOptions of(Map<String, String> o) {
         int mtu = (int) OptionValues.number(o, "mtu", 0, 0, 4096);
@@ -55,7 +57,18 @@ record RoceOptions(int udpPort, int peerPort, String pcap, String link, int mtu,
             "lenient".equals(icrc),
             (int) OptionValues.number(o, "udp.buffer", 4 << 20, 0, Integer.MAX_VALUE),
             OptionValues.number(o, "poll.spin.us", 0, 0, 10_000_000),
-            poll(o));
+            sendPath(o), poll(o));
+    }
+
+    private static UdpLink.SendPath sendPath(Map<String, String> o) {
+        String v = o == null ? null : o.get("udp.send");
+        if (v == null || v.equals("connected")) {
+            return UdpLink.SendPath.CONNECTED;
+        }
+        if (v.equals("bound")) {
+            return UdpLink.SendPath.BOUND;
+        }
+        throw new IllegalArgumentException("adapter option udp.send=" + v + ": not connected or bound");
     }
 
     private static boolean poll(Map<String, String> o) {

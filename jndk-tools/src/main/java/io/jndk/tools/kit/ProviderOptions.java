@@ -105,6 +105,8 @@ public final class ProviderOptions {
         ROCE.put("udp.buffer", BYTES);
         ROCE.put("udp.peer.port", new Kind("a UDP port packets are sent to, a decimal number from 1 to 65535 (default:"
                 + " udp.port)", v -> decimal(v, 1, 65535)));
+        ROCE.put("udp.send", new Kind("connected (a socket per peer address, default) or bound (the device's port)",
+            v -> v.equals("connected") || v.equals("bound")));
         ROCE.put("pcap", FILE);
         ROCE.put("poll.spin.us", LONG);
         ROCE.put("poll", BOOLEAN);
