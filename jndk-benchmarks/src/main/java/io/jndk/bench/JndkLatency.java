@@ -201,7 +201,9 @@ public final class JndkLatency {
     private static final class Notified {
         final Side[] sides = {new Side(), new Side()};
         final long[] rtt;
-        final int warmup;
+        final Warmup warm;
+        /** Whether the round A posted last is measured. */
+        boolean measuring;
         final java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
         volatile String failure;
         /** A's post of the current round (written by the main thread for the first, then by A's callbacks). */
@@ -212,7 +214,7 @@ public final class JndkLatency {
 
         Notified(int iterations) {
             rtt = new long[iterations];
-            warmup = iterations / 5;
+            warm = new Warmup(iterations / 5);
         }
 
         static long[] run(String transport, Map<String, String> options, int iterations) throws Exception {
@@ -260,10 +262,8 @@ public final class JndkLatency {
                         continue;
                     }
                     long now = System.nanoTime();
-                    if (v > warmup) {
+                    if (measuring) {
                         rtt[measured++] = now - t0;
-                    } else if (v == warmup) {
-                        stopAt = now + BUDGET_NS;
                     }
                     if (measured == rtt.length || now > stopAt) {
                         finished = true;
@@ -271,6 +271,10 @@ public final class JndkLatency {
                         return;
                     }
                     t0 = System.nanoTime();
+                    if (!measuring && warm.measures(v + 1, t0)) {
+                        measuring = true;
+                        stopAt = t0 + BUDGET_NS;
+                    }
                     self.post(v + 1, peer, true); // A: the next round, from its notification
                 }
                 self.cq.armCq(NdkCqNotifyType.SOLICITED);
@@ -302,8 +306,8 @@ public final class JndkLatency {
     }
 
     /**
-     * Runs one mode; returns the measured round trips in ns: {@code iterations} after a fifth as many warm-up
-     * rounds, or fewer if measuring takes longer than five seconds.
+     * Runs one mode; returns the measured round trips in ns: {@code iterations} after a warm-up of a fifth as many
+     * rounds and at least a second ({@link Warmup}), or fewer if measuring takes longer than five seconds.
      */
     static long[] run(String transport, Map<String, String> options, int iterations, boolean blocking) throws Exception {
         Side a = new Side(), b = new Side();
@@ -311,8 +315,7 @@ public final class JndkLatency {
             a.cq = f.cq(f.a, DEPTH * 4, (ctx, st) -> a.onNotify());
             b.cq = f.cq(f.b, DEPTH * 4, (ctx, st) -> b.onNotify());
             connect(f, arena, a, b, blocking);
-            int warmup = iterations / 5;
-            int total = warmup + iterations;
+            Warmup warm = new Warmup(iterations / 5);
             Thread echo = Thread.ofPlatform().name("echo").start(() -> {
                 for (long v = 1; (blocking ? b.blockFor(v) : b.spinFor(v)) != STOP; v++) {
                     b.post(v, a, blocking);
@@ -321,18 +324,19 @@ public final class JndkLatency {
             long[] rtt = new long[iterations];
             int measured = 0;
             long stopAt = Long.MAX_VALUE;
-            for (long v = 1; v <= total && System.nanoTime() < stopAt; v++) {
-                if (v == warmup + 1) {
-                    stopAt = System.nanoTime() + BUDGET_NS;
-                }
+            for (long v = 1; measured < iterations && System.nanoTime() < stopAt; v++) {
                 long t = System.nanoTime();
+                boolean measures = warm.measures(v, t);
+                if (measures && stopAt == Long.MAX_VALUE) {
+                    stopAt = t + BUDGET_NS;
+                }
                 a.post(v, b, blocking);
                 if (blocking) {
                     a.blockFor(v);
                 } else {
                     a.spinFor(v);
                 }
-                if (v > warmup) {
+                if (measures) {
                     rtt[measured++] = System.nanoTime() - t;
                 }
             }

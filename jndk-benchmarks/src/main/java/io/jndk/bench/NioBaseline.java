@@ -131,8 +131,9 @@ public final class NioBaseline {
     }
 
     /**
-     * 8-byte ping-pong round trips: {@code iterations} after a fifth as many warm-up rounds, or fewer if measuring
-     * takes longer than five seconds (a loaded machine); returns them sorted, in ns.
+     * 8-byte ping-pong round trips: {@code iterations} after a warm-up of a fifth as many rounds and at least a second
+     * ({@link Warmup}), or fewer if measuring takes longer than five seconds (a loaded machine); returns them sorted,
+     * in ns.
      */
     static long[] pingPong(boolean spin, int iterations) throws Exception {
         try (ServerSocketChannel server = listen()) {
@@ -161,15 +162,16 @@ public final class NioBaseline {
                 c.setOption(StandardSocketOptions.TCP_NODELAY, true);
                 c.configureBlocking(!spin);
                 ByteBuffer b = ByteBuffer.allocateDirect(8);
-                int warmup = iterations / 5;
+                Warmup warm = new Warmup(iterations / 5);
                 long[] rtt = new long[iterations];
                 int measured = 0;
                 long stopAt = Long.MAX_VALUE;
-                for (int i = -warmup; i < iterations && System.nanoTime() < stopAt; i++) {
-                    if (i == 0) {
-                        stopAt = System.nanoTime() + 5_000_000_000L;
-                    }
+                for (long r = 1; measured < iterations && System.nanoTime() < stopAt; r++) {
                     long t = System.nanoTime();
+                    boolean measures = warm.measures(r, t);
+                    if (measures && stopAt == Long.MAX_VALUE) {
+                        stopAt = t + 5_000_000_000L;
+                    }
                     b.clear();
                     while (b.hasRemaining()) {
                         c.write(b);
@@ -180,7 +182,7 @@ public final class NioBaseline {
                             throw new IOException("echo closed");
                         }
                     }
-                    if (i >= 0) {
+                    if (measures) {
                         rtt[measured++] = System.nanoTime() - t;
                     }
                 }

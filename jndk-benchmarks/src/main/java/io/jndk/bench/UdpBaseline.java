@@ -176,8 +176,8 @@ public final class UdpBaseline {
     }
 
     /**
-     * {@code size}-byte ping-pong round trips: {@code iterations} after a fifth as many warm-up rounds, or fewer if
-     * measuring takes longer than five seconds (a loaded machine); both ends non-blocking and spinning. A round that
+     * {@code size}-byte ping-pong round trips: {@code iterations} after a warm-up of a fifth as many rounds and at
+     * least a second ({@link Warmup}), or fewer if measuring takes longer than five seconds (a loaded machine); both ends non-blocking and spinning. A round that
      * waits more than a second for its echo (a datagram lost) fails the run. Returns them sorted, in ns.
      */
     static long[] pingPong(InetAddress at, int size, int iterations) throws Exception {
@@ -205,30 +205,31 @@ public final class UdpBaseline {
             });
             ByteBuffer out = ByteBuffer.allocateDirect(size);
             ByteBuffer in = ByteBuffer.allocateDirect(size);
-            int warmup = iterations / 5;
+            Warmup warm = new Warmup(iterations / 5);
             long[] rtt = new long[iterations];
             int measured = 0;
             long stopAt = Long.MAX_VALUE;
             try {
-                for (int i = -warmup; i < iterations && System.nanoTime() < stopAt; i++) {
-                    if (i == 0) {
-                        stopAt = System.nanoTime() + 5_000_000_000L;
-                    }
+                for (long r = 1; measured < iterations && System.nanoTime() < stopAt; r++) {
                     long t = System.nanoTime();
+                    boolean measures = warm.measures(r, t);
+                    if (measures && stopAt == Long.MAX_VALUE) {
+                        stopAt = t + 5_000_000_000L;
+                    }
                     out.clear();
-                    out.putLong(0, i + warmup);
+                    out.putLong(0, r);
                     c.write(out);
                     long deadline = t + 1_000_000_000L;
                     while (true) {
                         in.clear();
-                        if (c.read(in) > 0 && in.getLong(0) == i + warmup) {
+                        if (c.read(in) > 0 && in.getLong(0) == r) {
                             break;
                         }
                         if (System.nanoTime() > deadline) {
-                            throw new IOException("no echo of round " + i + " within a second (a datagram lost)");
+                            throw new IOException("no echo of round " + r + " within a second (a datagram lost)");
                         }
                     }
-                    if (i >= 0) {
+                    if (measures) {
                         rtt[measured++] = System.nanoTime() - t;
                     }
                 }
