@@ -29,8 +29,32 @@ enum PerfFormat {
         }
     }
 
-    /** One QP's share of a row: its operations, the time they took, their latencies (10 ns units), verification. */
-    record Part(long ops, long elapsedNs, Histogram latency, boolean verified) {}
+    /**
+     * One QP's share of a row: its operations, the time they took, their latencies (10 ns units), verification, and
+     * the process's CPU time (user + system, seconds) read when those operations began and ended ({@code NaN} when
+     * the operations counted are all the run did).
+     */
+    record Part(long ops, long elapsedNs, Histogram latency, boolean verified, double cpuFrom, double cpuTo) {
+        Part(long ops, long elapsedNs, Histogram latency, boolean verified) {
+            this(ops, elapsedNs, latency, verified, Double.NaN, Double.NaN);
+        }
+    }
+
+    /**
+     * The process's CPU seconds over the parts' counted operations: from the earliest start to the latest end of
+     * their windows; {@code wholeRun} when a part has no window.
+     */
+    static double cpuOver(List<Part> parts, double wholeRun) {
+        double from = Double.POSITIVE_INFINITY, to = Double.NEGATIVE_INFINITY;
+        for (Part p : parts) {
+            if (Double.isNaN(p.cpuFrom()) || Double.isNaN(p.cpuTo())) {
+                return wholeRun;
+            }
+            from = Math.min(from, p.cpuFrom());
+            to = Math.max(to, p.cpuTo());
+        }
+        return parts.isEmpty() ? wholeRun : to - from;
+    }
 
     private static final String TABLE_HEADER = "%10s  %-5s  %9s  %8s  %8s  %10s  %10s  %10s  %10s  %s%n";
     private static final String TABLE_ROW = "%10d  %-5s  %9d  %8.2f  %8.3f  %10.2f  %10.2f  %10.2f  %10.2f  %s%n";

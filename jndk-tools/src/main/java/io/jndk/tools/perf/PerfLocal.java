@@ -113,9 +113,10 @@ final class PerfLocal implements AutoCloseable {
         for (ToolThread t : threads) {
             t.join(Duration.ofDays(1)); // each pair gives up by itself when its operations stop completing
         }
-        // both ends run in this process: its CPU time over the run is the cost of moving the data, both sides
+        // both ends run in this process: its CPU time over the counted operations (a bandwidth row's stream, not the
+        // timed single operations after it) is the cost of moving the data, both sides
         return PerfFormat.sum(size, op, settings.latencyMode() ? "lat" : "bw", results, inline)
-                .withCpu(PerfFormat.processCpuSeconds() - cpu0);
+                .withCpu(PerfFormat.cpuOver(results, PerfFormat.processCpuSeconds() - cpu0));
     }
 
     @Override

@@ -111,12 +111,15 @@ final class PerfPair implements AutoCloseable {
         Op o = new Op(op, size, inline);
         Histogram h = new Histogram(3_600_000_000L, 3);
         if (!latencyMode) {
+            // the CPU row is the stream's: the timed single operations after it move data the row does not count
+            double cpu0 = PerfFormat.processCpuSeconds();
             long t0 = System.nanoTime();
             PerfFormat.Part bw = streaming(o, n, deadline, progress);
             long elapsed = System.nanoTime() - t0;
+            double cpu1 = PerfFormat.processCpuSeconds();
             boolean ok = bw.verified() & placed(o.target(), o.source(), size);
             ok &= singles(o, Math.min(bw.ops(), BW_LATENCY_SAMPLES), Long.MAX_VALUE, h, progress);
-            return new PerfFormat.Part(bw.ops(), elapsed, h, ok);
+            return new PerfFormat.Part(bw.ops(), elapsed, h, ok, cpu0, cpu1);
         }
         return switch (op) {
             case "write" -> pingPongWrite(o, n, deadline, h, progress);
