@@ -36,10 +36,11 @@ import java.nio.channels.SelectableChannel;
  * {@link #MAX_CONNECTED} peers; packets to further peers, and every packet in {@link SendPath#BOUND} mode, leave from
  * the device's own port. RoCEv2 leaves the UDP source port to the sender (rxe hashes it per QP for ECMP entropy; the
  * receiver ignores it and the ICRC covers whichever port is used), and a connected socket spares the kernel its route
- * lookup on every packet: 64 KiB streams over loopback measured 0.82-0.85 against 0.90-1.02 GB/s (docs/PERFORMANCE.md).
- * Nothing is read from a connected socket (peers send to the RoCE port); an ICMP error it reports on a later send
- * (port unreachable: the peer's device closed) drops that packet, counted, as a full socket buffer does, and the
- * RC layer's retries deal with it.
+ * lookup on every packet (the figures: docs/DECISIONS.md, "A connected socket per peer sends"). Nothing is read from
+ * a connected socket (peers send to the RoCE port); an ICMP error it reports on a later send (port unreachable: the
+ * peer's device closed) drops that packet, counted, as a full socket buffer does, and the RC layer's retries deal
+ * with it. A connected socket that cannot be opened (no route, no descriptor left) fails that send with its
+ * {@link IOException}, as the device's socket fails a send to such a peer.
  */
 public final class UdpLink implements RoceLink {
     /** Which socket a packet leaves through ({@code udp.send}). */
@@ -225,7 +226,7 @@ public final class UdpLink implements RoceLink {
         return sentFrom;
     }
 
-    /** Connected send sockets open (for tests and the device's counters). */
+    /** Connected send sockets open (for tests). */
     int connectedPeers() {
         return peerCount;
     }
