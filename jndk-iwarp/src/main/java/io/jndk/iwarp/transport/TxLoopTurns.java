@@ -167,7 +167,9 @@ final class TxLoopTurns {
      * FIN; what a full socket or another owner left) is left to the engine loop ({@link TxEngine#leftWork}).
      */
     int smallTurns(int max) throws IOException {
-        if (tx.batch.pendingFlush() || segmenter.active() || tx.rtrPending || !tx.queues.irqEmpty()) {
+        // a batch or a message left half-written is the engine loop's; an RTR or a Read Response waiting is found by
+        // the turn itself (resumableTurn), which looks again before every request it takes
+        if (tx.batch.pendingFlush() || segmenter.active()) {
             tx.leftWork = true;
             return 0;
         }
