@@ -56,23 +56,26 @@ bounded() {
 roce_runs() {
     echo "baselines: raw Java UDP over 127.0.0.1 (RoCE-MTU datagram stream, 8-byte ping-pong)..." >&2
     "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.UdpBaseline "$SECS" >> "$R-baselines.jsonl"
-    echo "jndk perf over roce (UDP port $ROCE_PORT)..." >&2
     : > "$R-roce.jsonl"
-    # two devices (side A on 127.0.0.2, B on 127.0.0.1: two sockets and two engine threads, as the baseline's two
-    # sockets and two threads, and as two hosts), completions by notification (--block): spinning consumers would
-    # take the two cores from the two engines (docs/PERFORMANCE.md, "RoCE over loopback UDP")
-    for op in write read send; do
-        for _ in 1 2 3; do
+    : > "$R-latency-roce.jsonl"
+    : > "$R-udp-pairs.jsonl"
+    # three rounds, each after a UDP sample of its own (UdpBaseline ... pair: one stream, one ping-pong), so that each
+    # round's ratios compare figures measured within the same minute; the report takes the median of the rounds'
+    # ratios. The streams: two devices (side A on 127.0.0.2, B on 127.0.0.1: two sockets and two engine threads, as
+    # the baseline's two sockets and two threads, and as two hosts), completions by notification (--block): spinning
+    # consumers would take the two cores from the two engines (docs/PERFORMANCE.md, "RoCE over loopback UDP"). The
+    # ping-pong: two adapters on two addresses, in the polling mode (poll=true: the consumers' threads send and
+    # receive), as the iwarp polling row.
+    for round in 1 2 3; do
+        echo "round $round of 3: UDP sample, then jndk perf over roce (UDP port $ROCE_PORT) and the 8-byte Write ping-pong (polling)..." >&2
+        "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.UdpBaseline "$SECS" pair >> "$R-udp-pairs.jsonl"
+        for op in write read send; do
             bounded $((SECS + 60)) "$R-roce.jsonl" ./jndk perf --transport roce -O udp.port="$ROCE_PORT" --op "$op" \
                 --bind 127.0.0.2 --block -s 65536 -D "$SECS" --warmup 1 --json || true
         done
+        bounded 120 "$R-latency-roce.jsonl" "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.JndkLatency 20000 \
+            roce modes=poll poll=true a.address=127.0.0.2 udp.port="$ROCE_PORT" || true
     done
-    # the ping-pong's two adapters on two addresses (two devices, each with its own socket, as two hosts), in the
-    # polling mode (poll=true: the consumers' threads send and receive), as the iwarp polling row
-    echo "jndk 8-byte RDMA Write ping-pong over roce, polling (127.0.0.2 -> 127.0.0.1, poll=true)..." >&2
-    : > "$R-latency-roce.jsonl"
-    bounded 120 "$R-latency-roce.jsonl" "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.JndkLatency 20000 roce \
-        modes=poll poll=true a.address=127.0.0.2 udp.port="$ROCE_PORT" || true
 }
 
 if [ "$ROCE_ONLY" = 1 ]; then
@@ -80,8 +83,8 @@ if [ "$ROCE_ONLY" = 1 ]; then
     roce_runs
     echo >&2
     echo "machine: $(nproc) cores, $(uname -sr), $("$JAVA" -version 2>&1 | head -n1), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-    "$JAVA" -cp "$BENCH_CP" io.jndk.bench.Report "$R-summary.json" base="$R-baselines.jsonl" roce="$R-roce.jsonl" \
-        latency-roce="$R-latency-roce.jsonl"
+    "$JAVA" -cp "$BENCH_CP" io.jndk.bench.Report "$R-summary.json" base="$R-baselines.jsonl" udp-pairs="$R-udp-pairs.jsonl" \
+        roce="$R-roce.jsonl" latency-roce="$R-latency-roce.jsonl"
     echo "results: $R-*"
     exit 0
 fi
@@ -136,21 +139,37 @@ echo "jndk perf over iwarp..." >&2
 perf_runs iwarp --transport iwarp
 echo "jndk perf over iwarp, CRC..." >&2
 perf_runs iwarp-crc --transport iwarp --crc
-echo "jndk perf over iwarp, polling mode (poll=true)..." >&2
-perf_runs iwarp-poll --transport iwarp -O poll=true
-echo "jndk perf over iwarp, polling mode, CRC..." >&2
-perf_runs iwarp-poll-crc --transport iwarp --crc -O poll=true
+# The target rows run in three rounds, each just after a NIO sample of its own (NioBaseline ... pair: one 64 KiB
+# stream without and one with CRC32c), so that each round's ratio compares figures measured within the same minute:
+# the machine's speed changes over minutes (docs/PERFORMANCE.md) and the report takes the median of the rounds' ratios.
 # CPU per GB is the engine's cost when no consumer spins (as NIO's threads block when they wait): notified
-# completions (--block), the default mode, 64 KiB three times
-echo "jndk perf over iwarp, notified completions (CPU per GB)..." >&2
+# completions (--block), the default mode, a completion asked for on every 8th request (--cq-mod 8, as perftest's
+# bandwidth tests moderate theirs); one run of every request completing follows as information.
+: > "$R-nio-pairs.jsonl"
+: > "$R-iwarp-poll.jsonl"
+: > "$R-iwarp-poll-crc.jsonl"
 : > "$R-iwarp-block.jsonl"
-for _ in 1 2 3; do
-    ./jndk perf --transport iwarp --block -s 65536 -D "$SECS" --warmup 1 --json >> "$R-iwarp-block.jsonl"
+for round in 1 2 3; do
+    echo "round $round of 3: NIO stream sample, then jndk over iwarp: polling mode (poll=true), with CRC, notified (CPU per GB)..." >&2
+    "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.NioBaseline "$SECS" pair >> "$R-nio-pairs.jsonl"
+    ./jndk perf -s 65536 -D "$SECS" --warmup 1 --json --transport iwarp -O poll=true >> "$R-iwarp-poll.jsonl"
+    ./jndk perf -s 65536 -D "$SECS" --warmup 1 --json --transport iwarp --crc -O poll=true >> "$R-iwarp-poll-crc.jsonl"
+    ./jndk perf -s 65536 -D "$SECS" --warmup 1 --json --transport iwarp --block --cq-mod 8 >> "$R-iwarp-block.jsonl"
 done
+echo "jndk perf over iwarp, polling mode, the other sizes (the chart)..." >&2
+./jndk perf -s 8,4096,1048576 -D "$SECS" --warmup 1 --json --transport iwarp -O poll=true >> "$R-iwarp-poll.jsonl"
+./jndk perf -s 8,4096,1048576 -D "$SECS" --warmup 1 --json --transport iwarp --crc -O poll=true >> "$R-iwarp-poll-crc.jsonl"
+echo "jndk perf over iwarp, notified, every request completing (information)..." >&2
+./jndk perf --transport iwarp --block -s 65536 -D "$SECS" --warmup 1 --json > "$R-iwarp-block-each.jsonl"
 echo "jndk perf over loopback..." >&2
 ./jndk perf --transport loopback -s "$SIZES" -D "$SECS" --warmup 1 --json > "$R-loopback.jsonl"
 echo "jndk 8-byte RDMA Write ping-pong over iwarp: polling (poll=true), notification-driven (notify=inline poll=true)..." >&2
-"$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.JndkLatency 20000 iwarp modes=poll poll=true > "$R-latency.jsonl"
+: > "$R-latency.jsonl"
+: > "$R-nio-pingpong-pairs.jsonl"
+for round in 1 2 3; do # each round after a NIO spinning ping-pong of its own: the report pairs them
+    "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.NioBaseline "$SECS" pingpong >> "$R-nio-pingpong-pairs.jsonl"
+    "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.JndkLatency 20000 iwarp modes=poll poll=true >> "$R-latency.jsonl"
+done
 "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.JndkLatency 20000 iwarp modes=notify,block notify=inline poll=true \
     >> "$R-latency.jsonl"
 echo "the same with the engine's defaults..." >&2
@@ -171,8 +190,9 @@ done
 echo >&2
 echo "machine: $(nproc) cores, $(uname -sr), $("$JAVA" -version 2>&1 | head -n1), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 "$JAVA" -cp "$BENCH_CP" io.jndk.bench.Report "$R-summary.json" svg="$R-bandwidth-vs-size.svg" \
-    base="$R-baselines.jsonl" iwarp="$R-iwarp.jsonl" iwarp-crc="$R-iwarp-crc.jsonl" iwarp-poll="$R-iwarp-poll.jsonl" \
-    iwarp-poll-crc="$R-iwarp-poll-crc.jsonl" iwarp-block="$R-iwarp-block.jsonl" loopback="$R-loopback.jsonl" latency="$R-latency.jsonl" \
+    base="$R-baselines.jsonl" nio-pairs="$R-nio-pairs.jsonl" nio-pingpong-pairs="$R-nio-pingpong-pairs.jsonl" \
+    udp-pairs="$R-udp-pairs.jsonl" iwarp="$R-iwarp.jsonl" iwarp-crc="$R-iwarp-crc.jsonl" iwarp-poll="$R-iwarp-poll.jsonl" \
+    iwarp-poll-crc="$R-iwarp-poll-crc.jsonl" iwarp-block="$R-iwarp-block.jsonl" iwarp-block-each="$R-iwarp-block-each.jsonl" loopback="$R-loopback.jsonl" latency="$R-latency.jsonl" \
     latency-default="$R-latency-default.jsonl" scale="$R-scale.jsonl" roce="$R-roce.jsonl" \
     latency-roce="$R-latency-roce.jsonl" fairness="$R-fairness.jsonl"
 echo "fairness (8-byte Write p99 with and without the Read storm; target: within 5x):"

@@ -31,10 +31,30 @@ public final class NioBaseline {
     /** Streaming connections measured per figure. */
     static final int RUNS = 3;
 
-    /** Entry point: {@code [seconds]} per streaming connection (default 2). */
+    /**
+     * Entry point: {@code [seconds]} per streaming connection (default 2), then {@code pair} for one 64 KiB stream
+     * without and one with CRC32c only ({@code nio.pair.64k}, {@code nio.pair.64k.crc}), or {@code pingpong} for the
+     * spinning ping-pong only ({@code nio.pair.pingpong.spin}): the samples that {@code bench/run.sh} takes just
+     * before each round of jndk's target rows, so that each round's ratio compares figures measured within the same
+     * minute.
+     */
     public static void main(String[] args) throws Exception {
         double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 2.0;
+        if (args.length > 1 && args[1].equals("pingpong")) {
+            long[] rtt = pingPong(true, 50_000);
+            System.out.printf(Locale.ROOT, "{\"name\":\"nio.pair.pingpong.spin\",\"rtt_p50_us\":%.4f,\"rtt_p99_us\":%.4f,"
+                    + "\"iters\":%d}%n", rtt[rtt.length / 2] / 1000.0, rtt[(int) (rtt.length * 0.99)] / 1000.0, rtt.length);
+            return;
+        }
         stream(65536, false, 1.0); // warm the JIT and the socket paths before measuring
+        if (args.length > 1 && args[1].equals("pair")) {
+            for (boolean crc : new boolean[] {false, true}) {
+                double g = stream(65536, crc, seconds);
+                System.out.printf(Locale.ROOT, "{\"name\":\"nio.pair.64k%s\",\"gbytes_per_s\":%.4f,\"cpu_s_per_gb\":%.4f}%n",
+                        crc ? ".crc" : "", g, lastCpuPerGb);
+            }
+            return;
+        }
         for (boolean crc : new boolean[] {false, true}) {
             double[] g = new double[RUNS];
             double[] cpu = new double[RUNS];

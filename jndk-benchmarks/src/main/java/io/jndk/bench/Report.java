@@ -23,9 +23,20 @@ import java.util.regex.Pattern;
 public final class Report {
     private Report() {}
 
-    /** A comparison row; a NaN target marks a row shown for information. */
-    record Row(String what, double jndk, double baseline, String unit, boolean higherIsBetter, double target) {
+    /**
+     * A comparison row; a NaN target marks a row shown for information. A row of paired rounds carries the median of
+     * its rounds' ratios ({@code paired}), which is its ratio; otherwise the ratio is jndk's figure over the baseline's.
+     */
+    record Row(String what, double jndk, double baseline, String unit, boolean higherIsBetter, double target,
+            double paired) {
+        Row(String what, double jndk, double baseline, String unit, boolean higherIsBetter, double target) {
+            this(what, jndk, baseline, unit, higherIsBetter, target, Double.NaN);
+        }
+
         double ratio() {
+            if (!Double.isNaN(paired)) {
+                return paired;
+            }
             return baseline == 0 ? Double.NaN : jndk / baseline;
         }
 
@@ -52,6 +63,10 @@ public final class Report {
     /** Every record read, by {@code name} or by {@code tag/op/size}. */
     private final Map<String, Map<String, String>> records = new TreeMap<>();
     private final List<Row> rows = new ArrayList<>();
+    /** Every record of a name or {@code tag/op/size} in the order read (the rounds of paired rows). */
+    private final Map<String, List<Map<String, String>>> samples = new TreeMap<>();
+    /** The rounds of each paired row, printed after the table. */
+    private final List<String> pairings = new ArrayList<>();
 
     /**
      * Entry point: {@code out.json [svg=chart.svg] tag=file.jsonl ...}; the tag names a {@code jndk perf} run
@@ -89,11 +104,13 @@ public final class Report {
             } else if (m.containsKey("name")) {
                 String suffix = tag.endsWith("-default") ? ".default" : tag.endsWith("-roce") ? ".roce" : "";
                 records.put(m.get("name") + suffix, m);
+                samples.computeIfAbsent(m.get("name") + suffix, k -> new ArrayList<>()).add(m);
             } else if (m.containsKey("op")) {
                 repeated.computeIfAbsent(tag + "/" + m.get("op") + "/" + m.get("size"), k -> new ArrayList<>()).add(m);
             }
         }
         for (Map.Entry<String, List<Map<String, String>>> e : repeated.entrySet()) {
+            samples.put(e.getKey(), List.copyOf(e.getValue()));
             List<Map<String, String>> runs = e.getValue();
             runs.sort(java.util.Comparator.comparingDouble(m -> Double.parseDouble(m.getOrDefault("gbytes_per_s", "0"))));
             Map<String, String> median = new HashMap<>(runs.get(runs.size() / 2));
@@ -108,28 +125,35 @@ public final class Report {
         // the targets of the shared-engine issue: the bandwidth and CPU rows use the polling mode (perf's consumer
         // polls its CQ, and in that mode its polls do the receive work: docs/PERFORMANCE.md); the default mode's
         // figures follow as information
-        add("RDMA Write 64 KiB, iwarp, polling mode vs NIO stream", "iwarp-poll/write/65536", "gbytes_per_s",
-                "nio.stream.64k", "gbytes_per_s", "GB/s", 0.95);
-        add("RDMA Write 64 KiB, iwarp, polling mode, CRC vs NIO + CRC32c", "iwarp-poll-crc/write/65536",
-                "gbytes_per_s", "nio.stream.64k.crc", "gbytes_per_s", "GB/s", 0.95);
-        add("Send 64 KiB, iwarp, polling mode vs NIO stream", "iwarp-poll/send/65536", "gbytes_per_s",
-                "nio.stream.64k", "gbytes_per_s", "GB/s", 0.95);
-        add("RDMA Read 64 KiB, iwarp, polling mode vs NIO stream", "iwarp-poll/read/65536", "gbytes_per_s",
-                "nio.stream.64k", "gbytes_per_s", "GB/s", 0.95);
-        // CPU per GB: the engine's cost with a consumer that waits for notifications (NIO's threads block too); the
-        // polling mode's figure, whose spinning consumer counts, follows as information
+        addPaired("RDMA Write 64 KiB, iwarp, polling mode vs NIO stream", "iwarp-poll/write/65536", "gbytes_per_s",
+                "nio.pair.64k", "nio.stream.64k", "GB/s", 0.95);
+        addPaired("RDMA Write 64 KiB, iwarp, polling mode, CRC vs NIO + CRC32c", "iwarp-poll-crc/write/65536",
+                "gbytes_per_s", "nio.pair.64k.crc", "nio.stream.64k.crc", "GB/s", 0.95);
+        addPaired("Send 64 KiB, iwarp, polling mode vs NIO stream", "iwarp-poll/send/65536", "gbytes_per_s",
+                "nio.pair.64k", "nio.stream.64k", "GB/s", 0.95);
+        addPaired("RDMA Read 64 KiB, iwarp, polling mode vs NIO stream", "iwarp-poll/read/65536", "gbytes_per_s",
+                "nio.pair.64k", "nio.stream.64k", "GB/s", 0.95);
+        // CPU per GB: the engine's cost with a consumer that waits for notifications (NIO's threads block too) and
+        // asks for a completion on every 8th request (--cq-mod 8, as perftest's bandwidth tests moderate theirs: NIO's
+        // writer is not woken per write either); every request completing follows as information, then the polling
+        // mode's figure, whose spinning consumer counts
         for (String op : List.of("write", "read", "send")) {
-            add("CPU s per GB, " + op + " 64 KiB, iwarp, notified vs NIO stream", "iwarp-block/" + op + "/65536",
-                    "cpu_s_per_gb", "nio.stream.64k", "cpu_s_per_gb", "s/GB", -1.2);
+            addPaired("CPU s per GB, " + op + " 64 KiB, iwarp, notified, --cq-mod 8 vs NIO stream",
+                    "iwarp-block/" + op + "/65536", "cpu_s_per_gb", "nio.pair.64k", "nio.stream.64k", "s/GB", -1.2);
+        }
+        for (String op : List.of("write", "read", "send")) {
+            add("info: CPU s per GB, " + op + " 64 KiB, iwarp, notified, every request completing vs NIO stream",
+                    "iwarp-block-each/" + op + "/65536", "cpu_s_per_gb", "nio.stream.64k", "cpu_s_per_gb", "s/GB",
+                    Double.NaN);
         }
         for (String op : List.of("write", "read", "send")) {
             add("info: CPU s per GB, " + op + " 64 KiB, iwarp, polling mode vs NIO stream", "iwarp-poll/" + op + "/65536",
                     "cpu_s_per_gb", "nio.stream.64k", "cpu_s_per_gb", "s/GB", Double.NaN);
         }
-        add("info: RDMA Write 64 KiB, iwarp, notified vs NIO stream", "iwarp-block/write/65536", "gbytes_per_s",
+        add("info: RDMA Write 64 KiB, iwarp, notified, --cq-mod 8 vs NIO stream", "iwarp-block/write/65536", "gbytes_per_s",
                 "nio.stream.64k", "gbytes_per_s", "GB/s", Double.NaN);
-        add("RDMA Write 8 B RTT p50, polling vs NIO spinning", "jndk.write8.poll", "rtt_p50_us", "nio.pingpong.spin",
-                "rtt_p50_us", "us", -1.1);
+        addPaired("RDMA Write 8 B RTT p50, polling vs NIO spinning", "jndk.write8.poll", "rtt_p50_us",
+                "nio.pair.pingpong.spin", "nio.pingpong.spin", "us", -1.1);
         add("RDMA Write 8 B RTT p50, notification vs NIO blocking", "jndk.write8.notify", "rtt_p50_us",
                 "nio.pingpong.block", "rtt_p50_us", "us", -1.0);
         add("Loopback RDMA Write 1 MiB vs MemorySegment.copy", "loopback/write/1048576", "gbytes_per_s", "memcopy.1m",
@@ -155,14 +179,14 @@ public final class Report {
                     "fairness." + mode, "storm_p99_us", "fairness." + mode, "quiet_p99_us", "us", shared ? -5 : Double.NaN);
         }
         // roce (RoCEv2 over loopback UDP): against raw Java UDP of the same datagram size (UdpBaseline)
-        add("RoCE RDMA Write 64 KiB vs UDP stream of RoCE-MTU datagrams", "roce/write/65536", "gbytes_per_s",
-                "udp.stream.roce", "gbytes_per_s", "GB/s", 0.8);
-        add("RoCE RDMA Read 64 KiB vs UDP stream of RoCE-MTU datagrams", "roce/read/65536", "gbytes_per_s",
-                "udp.stream.roce", "gbytes_per_s", "GB/s", 0.8);
-        add("RoCE Send 64 KiB vs UDP stream of RoCE-MTU datagrams", "roce/send/65536", "gbytes_per_s",
-                "udp.stream.roce", "gbytes_per_s", "GB/s", 0.8);
-        add("RoCE RDMA Write 8 B RTT p50, polling vs UDP spinning ping-pong", "jndk.write8.poll.roce", "rtt_p50_us",
-                "udp.pingpong.spin", "rtt_p50_us", "us", -1.3);
+        addPaired("RoCE RDMA Write 64 KiB vs UDP stream of RoCE-MTU datagrams", "roce/write/65536", "gbytes_per_s",
+                "udp.pair.roce", "udp.stream.roce", "GB/s", 0.8);
+        addPaired("RoCE RDMA Read 64 KiB vs UDP stream of RoCE-MTU datagrams", "roce/read/65536", "gbytes_per_s",
+                "udp.pair.roce", "udp.stream.roce", "GB/s", 0.8);
+        addPaired("RoCE Send 64 KiB vs UDP stream of RoCE-MTU datagrams", "roce/send/65536", "gbytes_per_s",
+                "udp.pair.roce", "udp.stream.roce", "GB/s", 0.8);
+        addPaired("RoCE RDMA Write 8 B RTT p50, polling vs UDP spinning ping-pong", "jndk.write8.poll.roce", "rtt_p50_us",
+                "udp.pair.roce", "udp.pingpong.spin", "us", -1.3);
         add("info: RoCE RDMA Write 8 B RTT p99, polling vs UDP spinning ping-pong", "jndk.write8.poll.roce", "rtt_p99_us",
                 "udp.pingpong.spin", "rtt_p99_us", "us", Double.NaN);
         add("info: UDP stream (RoCE-MTU datagrams) vs NIO TCP stream 64 KiB", "udp.stream.roce", "gbytes_per_s",
@@ -193,6 +217,39 @@ public final class Report {
                 "rtt_p50_us", "us", Double.NaN);
     }
 
+    /**
+     * Adds a row of paired rounds when {@code key} and {@code pairKey} have the same number of samples (bench/run.sh
+     * measures a baseline sample just before each round of jndk's runs): its ratio is the median of the rounds'
+     * ratios, so a machine that changes speed between rounds moves both sides of a ratio; the figures shown are the
+     * medians of each side. Without such samples the row compares with {@code baseKey} as {@link #add} does.
+     */
+    private void addPaired(String what, String key, String field, String pairKey, String baseKey, String unit,
+            double target) {
+        List<Map<String, String>> jndk = samples.get(key), base = samples.get(pairKey);
+        if (jndk == null || base == null || jndk.size() != base.size()
+                || !jndk.stream().allMatch(m -> m.containsKey(field)) || !base.stream().allMatch(m -> m.containsKey(field))) {
+            add(what, key, field, baseKey, field, unit, target);
+            return;
+        }
+        int n = jndk.size();
+        double[] ratios = new double[n], j = new double[n], b = new double[n];
+        StringBuilder rounds = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            j[i] = Double.parseDouble(jndk.get(i).get(field));
+            b[i] = Double.parseDouble(base.get(i).get(field));
+            ratios[i] = j[i] / b[i];
+            rounds.append(String.format(Locale.ROOT, "%s%.3f/%.3f = %.2f", i == 0 ? "" : ", ", j[i], b[i], ratios[i]));
+        }
+        rows.add(new Row(what + ", paired", median(j), median(b), unit, !(target < 0), Math.abs(target), median(ratios)));
+        pairings.add(what + " (" + unit + ", jndk/baseline by round): " + rounds);
+    }
+
+    static double median(double[] v) {
+        double[] s = v.clone();
+        java.util.Arrays.sort(s);
+        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+    }
+
     /** Adds a row when both figures exist; a negative target means lower is better (bound {@code -target}). */
     private void add(String what, String key, String field, String baseKey, String baseField, String unit, double target) {
         if (!has(key, field) || !has(baseKey, baseField)) {
@@ -210,11 +267,14 @@ public final class Report {
     }
 
     private void print() {
-        System.out.printf(Locale.ROOT, "%-74s %10s %10s %5s %7s %s%n", "figure", "jndk", "baseline", "unit", "ratio", "target");
+        System.out.printf(Locale.ROOT, "%-82s %10s %10s %5s %7s %s%n", "figure", "jndk", "baseline", "unit", "ratio", "target");
         for (Row r : rows) {
             String target = Double.isNaN(r.target()) ? "" : (r.higherIsBetter() ? ">= " : "<= ") + r.target() + " " + r.verdict();
-            System.out.printf(Locale.ROOT, "%-74s %10.3f %10.3f %5s %7.2f %s%n", r.what(), r.jndk(), r.baseline(), r.unit(),
+            System.out.printf(Locale.ROOT, "%-82s %10.3f %10.3f %5s %7.2f %s%n", r.what(), r.jndk(), r.baseline(), r.unit(),
                     r.ratio(), target);
+        }
+        for (String p : pairings) {
+            System.out.println(p);
         }
         if (records.containsKey("nio.stream.64k")) {
             Map<String, String> n = records.get("nio.stream.64k");

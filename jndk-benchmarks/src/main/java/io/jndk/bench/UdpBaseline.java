@@ -42,13 +42,25 @@ public final class UdpBaseline {
     static final int RETH = 16;
     static final int ICRC = 4;
 
-    /** Entry point: {@code [seconds per streaming run, default 2] [MTU, default: the device's rule on 127.0.0.1]}. */
+    /**
+     * Entry point: {@code [seconds per streaming run, default 2] [MTU, default: the device's rule on 127.0.0.1]}, or
+     * {@code seconds pair}: one stream and one ping-pong ({@code udp.pair.roce}), the sample bench/run.sh takes before
+     * each round of the RoCE rows.
+     */
     public static void main(String[] args) throws Exception {
         double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 2.0;
         InetAddress lo = InetAddress.getByName("127.0.0.1");
-        int mtu = args.length > 1 ? Integer.parseInt(args[1]) : deviceMtu(lo);
+        boolean pair = args.length > 1 && args[1].equals("pair");
+        int mtu = args.length > 1 && !pair ? Integer.parseInt(args[1]) : deviceMtu(lo);
         int datagram = datagramBytes(mtu);
         stream(lo, datagram, 1.0); // warm the JIT and the socket paths
+        if (pair) { // one stream and one ping-pong: bench/run.sh's sample before each round of the RoCE rows
+            Stream one = stream(lo, datagram, seconds);
+            long[] rtt = pingPong(lo, 8, 50_000);
+            System.out.printf(Locale.ROOT, "{\"name\":\"udp.pair.roce\",\"mtu\":%d,\"gbytes_per_s\":%.4f,"
+                    + "\"rtt_p50_us\":%.4f}%n", mtu, one.gbs(mtu), rtt[rtt.length / 2] / 1000.0);
+            return;
+        }
         Stream[] runs = new Stream[RUNS];
         for (int i = 0; i < RUNS; i++) {
             runs[i] = stream(lo, datagram, seconds);

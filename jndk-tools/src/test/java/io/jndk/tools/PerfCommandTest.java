@@ -118,6 +118,34 @@ class PerfCommandTest {
         }
     }
 
+    /**
+     * {@code --cq-mod}: a stream asks for a completion on every Nth request only (the others silent on success). A count
+     * that is no multiple of N ends on a signalled request (-n), and so does a stream stopped by its duration (-D);
+     * either way every request is accounted for exactly once (a silent request that completed, or a signalled one
+     * counted twice, shows in {@code iters} or hangs the stream) and the data verifies, whether perf polls or sleeps.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"--poll", "--block"})
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void cqModerationSignalsEveryNthRequestAndEndsOnACompletion(String wait) throws Exception {
+        try (JndkProcess p = perf("--transport", "iwarp", wait, "--cq-mod", "8", "-n", "1001", "-s", "4096,65536",
+                "--op", "write,read,send", "--json")) {
+            List<Map<String, Object>> records = jsonLines(p.stdout());
+            assertThat(records).hasSize(6);
+            for (Map<String, Object> r : records) {
+                assertThat(r.get("iters")).as("%s", r).isEqualTo(1001L);
+                assertThat(r.get("verified")).as("%s", r).isEqualTo(true);
+            }
+        }
+        try (JndkProcess p = perf("--transport", "iwarp", wait, "--cq-mod", "16", "-D", "0.3", "-s", "65536",
+                "--op", "write,read,send", "--json")) {
+            for (Map<String, Object> r : jsonLines(p.stdout())) {
+                assertThat((Long) r.get("iters")).as("%s", r).isPositive();
+                assertThat(r.get("verified")).as("%s", r).isEqualTo(true);
+            }
+        }
+    }
+
     /** {@code --warmup} runs before each measured row; {@code -O} reaches both adapters (here: the polling engine). */
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
@@ -167,7 +195,8 @@ class PerfCommandTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"--plot=out.txt", "--json --csv", "--mode=fast", "--qps=0", "-D=1", "--client=127.0.0.1 -D=1"})
+    @ValueSource(strings = {"--plot=out.txt", "--json --csv", "--mode=fast", "--qps=0", "-D=1", "--client=127.0.0.1 -D=1",
+        "--cq-mod=0", "--cq-mod=17", "--depth=4 --cq-mod=5", "--client=127.0.0.1 --cq-mod=2"})
     @Timeout(value = 30, unit = TimeUnit.SECONDS)
     void badOptionsFailWithAMessageBeforeRunning(String args) throws Exception {
         List<String> all = new ArrayList<>(List.of("perf", "-s", "8", "-n", "5"));

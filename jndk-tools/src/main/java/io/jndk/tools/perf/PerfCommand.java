@@ -73,6 +73,11 @@ public final class PerfCommand implements Callable<Integer> {
     @Option(names = "--depth", defaultValue = "16", description = "Operations in flight in bw mode (default: ${DEFAULT-VALUE}).")
     int depth;
 
+    @Option(names = "--cq-mod", paramLabel = "N", defaultValue = "1", description = "In a bw stream, ask for a completion"
+            + " on every Nth request only, the others posted with NDK_OP_FLAG_SILENT_SUCCESS (as perftest's --cq-mod);"
+            + " 1..--depth, one process only (default: ${DEFAULT-VALUE}, every request completes).")
+    int cqMod;
+
     @Option(names = "--qps", defaultValue = "1", description = "QPs (connections), one thread each; rows sum them"
             + " (default: ${DEFAULT-VALUE}).")
     int qps;
@@ -245,6 +250,13 @@ public final class PerfCommand implements Callable<Integer> {
         if (depth < 1 || depth > 1024) {
             throw new IllegalArgumentException("--depth " + depth + " outside 1..1024");
         }
+        if (cqMod < 1 || cqMod > depth) {
+            throw new IllegalArgumentException("--cq-mod " + cqMod + " outside 1.." + depth + " (--depth): a window of"
+                    + " silent requests only would never complete");
+        }
+        if (cqMod > 1 && (client != null || server)) {
+            throw new IllegalArgumentException("--cq-mod runs in one process only (not with --server or --client)");
+        }
         if (qps < 1 || qps > 64) {
             throw new IllegalArgumentException("--qps " + qps + " outside 1..64");
         }
@@ -316,7 +328,7 @@ public final class PerfCommand implements Callable<Integer> {
         boolean lat = mode.equals("lat");
         PerfLocal.Settings settings = new PerfLocal.Settings(transportName, lat, depth, qps, inline, wait.block, crc, capture.file(),
                 duration == null ? 0 : duration, warmup == null ? 0 : warmup, providerOptions,
-                bind == null ? null : Net.resolve(bind));
+                bind == null ? null : Net.resolve(bind), cqMod);
         try (PerfProgress progress = progress(format);
                 Interrupt stop = new Interrupt(progress);
                 PerfLocal run = new PerfLocal(settings, maxSize)) {

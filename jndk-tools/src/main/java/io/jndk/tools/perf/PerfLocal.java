@@ -28,7 +28,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 final class PerfLocal implements AutoCloseable {
     /** What a run measures and how. {@code seconds > 0} replaces the iteration count by a duration. */
     record Settings(String transport, boolean latencyMode, int depth, int qps, boolean inline, boolean block, boolean crc,
-            String pcap, double seconds, double warmupSeconds, Map<String, String> options, InetAddress bindA) {}
+            String pcap, double seconds, double warmupSeconds, Map<String, String> options, InetAddress bindA, int cqMod) {}
 
     private final Settings settings;
     private final NdkAdapter a, b;
@@ -53,7 +53,8 @@ final class PerfLocal implements AutoCloseable {
         Ref<InetSocketAddress> addr = new Ref<>();
         Sync.check("GetListenerLocalAddress", listener.getLocalAddress(addr, new IntRef(28)));
         for (int i = 0; i < settings.qps(); i++) {
-            PerfPair p = new PerfPair(i, a, pdA, b, pdB, maxSize, settings.depth(), inlineLimit, settings.block());
+            PerfPair p = new PerfPair(i, a, pdA, b, pdB, maxSize, settings.depth(), inlineLimit, settings.block(),
+                    settings.cqMod());
             pairs.add(p);
             connect(p, from, addr.get(), incoming);
         }

@@ -55,12 +55,21 @@ final class PerfPair implements AutoCloseable {
     private final NdkResultEx[] resA = Session.results(32), resB = Session.results(32);
     private final NdkSge[] sgeA = {new NdkSge()}, sgeB = {new NdkSge()};
     private final int depth;
+    /** A stream asks for a completion on every {@code cqMod}th request only (the others silent on success). */
+    private final int cqMod;
+    /** Context of a signalled stream request: how many requests its completion stands for (itself included). */
+    private final Integer[] batch;
     private volatile long target;
 
     PerfPair(int index, NdkAdapter a, NdkPd pdA, NdkAdapter b, NdkPd pdB, int maxSize, int depth, int inlineLimit,
-            boolean block) {
+            boolean block, int cqMod) {
         this.index = index;
         this.depth = depth;
+        this.cqMod = cqMod;
+        this.batch = new Integer[cqMod + 1];
+        for (int i = 0; i <= cqMod; i++) {
+            batch[i] = i;
+        }
         this.slot = maxSize;
         src = arena.allocate(maxSize, 4096);
         echo = arena.allocate(2L * maxSize, 4096);
@@ -167,10 +176,15 @@ final class PerfPair implements AutoCloseable {
         }
 
         int post(Object ctx) {
+            return post(ctx, 0);
+        }
+
+        /** Posts the operation with {@code extra} flags besides the inline one (NDK_OP_FLAG_SILENT_SUCCESS). */
+        int post(Object ctx, int extra) {
             return switch (name) {
-                case "write" -> qpA.write(ctx, sge, 1, dst.address(), dstMr.getRemoteToken(), flags);
-                case "read" -> qpA.read(ctx, sge, 1, readSrc.address(), readSrcMr.getRemoteToken(), 0);
-                default -> qpA.send(ctx, sge, 1, flags);
+                case "write" -> qpA.write(ctx, sge, 1, dst.address(), dstMr.getRemoteToken(), flags | extra);
+                case "read" -> qpA.read(ctx, sge, 1, readSrc.address(), readSrcMr.getRemoteToken(), extra);
+                default -> qpA.send(ctx, sge, 1, flags | extra);
             };
         }
 
@@ -185,29 +199,43 @@ final class PerfPair implements AutoCloseable {
         }
     }
 
-    /** Bandwidth: up to {@code depth} operations in flight; every Send is preceded by its receive at B. */
+    /**
+     * Bandwidth: up to {@code depth} operations in flight; every Send is preceded by its receive at B. With
+     * {@code cqMod} above 1 only every {@code cqMod}th request asks for a completion (the others carry
+     * NDK_OP_FLAG_SILENT_SUCCESS, as perftest's {@code --cq-mod}); a signalled request's context says how many
+     * requests its completion retires (send queues complete in order), and the stream's last request is always
+     * signalled, so that the stream ends on a completion.
+     */
     private PerfFormat.Part streaming(Op o, long n, long deadline, PerfProgress progress) {
         boolean send = o.name.equals("send");
         long posted = 0, completed = 0, received = 0;
+        long signalled = 0; // requests up to the last signalled one: A's completions can retire no more than these
+        int silent = 0; // requests posted silent since the last signalled one
         boolean ok = true;
         while (true) {
             boolean more = posted < n && System.nanoTime() < deadline;
-            while (more && posted - completed < depth && posted - received < depth) {
+            boolean closing = !more && silent > 0; // the stream stopped after silent requests: one signalled closes it
+            while ((more || closing) && posted - completed < depth && posted - received < depth) {
                 if (send) {
                     o.receiveAtB(0);
                 }
-                Checks.check(o.post(null), o.name);
+                boolean signal = closing || silent + 1 >= cqMod || posted + 1 >= n;
+                Checks.check(o.post(signal ? batch[silent + 1] : null, signal ? 0 : NdkOpFlags.SILENT_SUCCESS), o.name);
+                silent = signal ? 0 : silent + 1;
                 posted++;
+                signalled = signal ? posted : signalled;
                 more = posted < n;
+                closing = false;
             }
             if (!more && completed == posted && (!send || received == posted)) {
                 return new PerfFormat.Part(posted, 0, null, ok);
             }
             int k = 0;
-            if (completed < posted) {
-                k = waitA.await(resA, o.name);
-                for (int i = 0; i < k; i++) {
+            if (completed < signalled) { // (silent requests alone never complete: B's receives are awaited instead)
+                int c = waitA.await(resA, o.name);
+                for (int i = 0; i < c; i++) {
                     Checks.check(resA[i], o.name + " completion");
+                    k += (Integer) resA[i].requestContext;
                 }
                 completed += k;
             }

@@ -1,0 +1,96 @@
+package io.jndk.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The report's paired rows: bench/run.sh measures a baseline sample just before each round of jndk's runs, and a
+ * paired row's ratio is the median of the rounds' ratios, not the ratio of the two medians.
+ */
+class ReportTest {
+    /** Three rounds in which the machine's speed changes: jndk 4, 6, 5 GB/s beside NIO 4, 6.5, 4.5. */
+    private static final String NIO = """
+            {"name":"nio.stream.64k","gbytes_per_s":6.0000,"cpu_s_per_gb":0.2400}
+            {"name":"nio.pingpong.spin","rtt_p50_us":7.0000,"rtt_p99_us":9.0000}
+            """;
+    private static final String PAIRS = """
+            {"name":"nio.pair.64k","gbytes_per_s":4.0000,"cpu_s_per_gb":0.3000}
+            {"name":"nio.pair.64k.crc","gbytes_per_s":3.0000,"cpu_s_per_gb":0.3000}
+            {"name":"nio.pair.64k","gbytes_per_s":6.5000,"cpu_s_per_gb":0.2300}
+            {"name":"nio.pair.64k.crc","gbytes_per_s":3.0000,"cpu_s_per_gb":0.3000}
+            {"name":"nio.pair.64k","gbytes_per_s":4.5000,"cpu_s_per_gb":0.3500}
+            {"name":"nio.pair.64k.crc","gbytes_per_s":3.0000,"cpu_s_per_gb":0.3000}
+            """;
+    private static final String POLL = """
+            {"op":"write","size":65536,"gbytes_per_s":4.0000,"cpu_s_per_gb":0.3}
+            {"op":"write","size":65536,"gbytes_per_s":6.0000,"cpu_s_per_gb":0.3}
+            {"op":"write","size":65536,"gbytes_per_s":5.0000,"cpu_s_per_gb":0.3}
+            """;
+
+    @Test
+    void aPairedRowTakesTheMedianOfItsRoundsRatios(@TempDir Path dir) throws Exception {
+        String out = report(dir, "base", NIO, "nio-pairs", PAIRS, "iwarp-poll", POLL);
+        // rounds 4/4 = 1.00, 6/6.5 = 0.92, 5/4.5 = 1.11: the median is 1.00 (the medians' ratio 5/4.5 would say 1.11)
+        Map<String, Object> row = row(dir, "RDMA Write 64 KiB, iwarp, polling mode vs NIO stream, paired");
+        assertThat((Double) row.get("ratio")).isCloseTo(1.0, within(1e-4));
+        assertThat((Double) row.get("jndk")).isCloseTo(5.0, within(1e-4));
+        assertThat((Double) row.get("baseline")).isCloseTo(4.5, within(1e-4));
+        assertThat(row.get("met")).isEqualTo(true);
+        assertThat(out).contains("RDMA Write 64 KiB, iwarp, polling mode vs NIO stream (GB/s, jndk/baseline by round): "
+                + "4.000/4.000 = 1.00, 6.000/6.500 = 0.92, 5.000/4.500 = 1.11");
+    }
+
+    @Test
+    void withoutOneSamplePerRoundTheRowComparesWithTheBaselineRun(@TempDir Path dir) throws Exception {
+        String twoRounds = PAIRS.lines().limit(4).reduce("", (a, l) -> a + l + "\n");
+        report(dir, "base", NIO, "nio-pairs", twoRounds, "iwarp-poll", POLL);
+        // three jndk runs against two samples: no pairing; the median run (5) against the baseline run's 6
+        Map<String, Object> row = row(dir, "RDMA Write 64 KiB, iwarp, polling mode vs NIO stream");
+        assertThat((Double) row.get("ratio")).isCloseTo(5.0 / 6.0, within(1e-4));
+        assertThat(row.get("met")).isEqualTo(false);
+    }
+
+    /** Writes each {@code tag, content} pair to a file, runs the report, returns what it printed. */
+    private static String report(Path dir, String... tagsAndContents) throws Exception {
+        String[] args = new String[1 + tagsAndContents.length / 2];
+        args[0] = dir.resolve("summary.json").toString();
+        for (int i = 0; i < tagsAndContents.length; i += 2) {
+            Path f = dir.resolve(tagsAndContents[i] + ".jsonl");
+            Files.writeString(f, tagsAndContents[i + 1]);
+            args[1 + i / 2] = tagsAndContents[i] + "=" + f;
+        }
+        PrintStream old = System.out;
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(buf, true, StandardCharsets.UTF_8));
+        try {
+            Report.main(args);
+        } finally {
+            System.setOut(old);
+        }
+        return buf.toString(StandardCharsets.UTF_8);
+    }
+
+    /** The summary's row called {@code figure}, its fields parsed. */
+    private static Map<String, Object> row(Path dir, String figure) throws Exception {
+        String json = Files.readString(dir.resolve("summary.json"));
+        List<String> rows = List.of(json.substring(json.indexOf("[") + 1, json.indexOf("]")).split("\\},\\{"));
+        for (String r : rows) {
+            Map<String, String> m = Report.parse(r);
+            if (figure.equals(m.get("figure"))) {
+                return Map.of("ratio", Double.parseDouble(m.get("ratio")), "jndk", Double.parseDouble(m.get("jndk")),
+                        "baseline", Double.parseDouble(m.get("baseline")), "met", Boolean.parseBoolean(m.get("met")));
+            }
+        }
+        throw new AssertionError("no row " + figure + " in " + json);
+    }
+}
