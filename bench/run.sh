@@ -62,8 +62,9 @@ roce_runs() {
     # three rounds, each after a UDP sample of its own (UdpBaseline ... pair: one stream, one ping-pong), so that each
     # round's ratios compare figures measured within the same minute; the report takes the median of the rounds'
     # ratios. The streams: two devices (side A on 127.0.0.2, B on 127.0.0.1: two sockets and two engine threads, as
-    # the baseline's two sockets and two threads, and as two hosts), completions by notification (--block): spinning
-    # consumers would take the two cores from the two engines (docs/PERFORMANCE.md, "RoCE over loopback UDP"). The
+    # the baseline's two sockets and two threads, and as two hosts), completions by notification (--block) asked for on
+    # every 8th request (--cq-mod 8), as the iwarp target rows: spinning consumers would take the two cores from the
+    # two engines (docs/PERFORMANCE.md, "RoCE over loopback UDP"). The
     # ping-pong: two adapters on two addresses, in the polling mode (poll=true: the consumers' threads send and
     # receive), as the iwarp polling row.
     for round in 1 2 3; do
@@ -71,7 +72,7 @@ roce_runs() {
         "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.UdpBaseline "$SECS" pair >> "$R-udp-pairs.jsonl"
         for op in write read send; do
             bounded $((SECS + 60)) "$R-roce.jsonl" ./jndk perf --transport roce -O udp.port="$ROCE_PORT" --op "$op" \
-                --bind 127.0.0.2 --block -s 65536 -D "$SECS" --warmup 1 --json || true
+                --bind 127.0.0.2 --block --cq-mod 8 -s 65536 -D "$SECS" --warmup 1 --json || true
         done
         bounded 120 "$R-latency-roce.jsonl" "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.JndkLatency 20000 \
             roce modes=poll poll=true a.address=127.0.0.2 udp.port="$ROCE_PORT" || true
@@ -142,19 +143,24 @@ perf_runs iwarp-crc --transport iwarp --crc
 # The target rows run in three rounds, each just after a NIO sample of its own (NioBaseline ... pair: one 64 KiB
 # stream without and one with CRC32c), so that each round's ratio compares figures measured within the same minute:
 # the machine's speed changes over minutes (docs/PERFORMANCE.md) and the report takes the median of the rounds' ratios.
-# CPU per GB is the engine's cost when no consumer spins (as NIO's threads block when they wait): notified
-# completions (--block), the default mode, a completion asked for on every 8th request (--cq-mod 8, as perftest's
-# bandwidth tests moderate theirs); one run of every request completing follows as information.
+# The target rows (bandwidth and CPU per GB from the same runs) wait as NIO's threads do: notified completions
+# (--block), the default mode, a completion asked for on every 8th request (--cq-mod 8, as perftest's bandwidth tests
+# moderate theirs); the polling mode (poll=true) follows in each round as information, and one run of every
+# request completing after the rounds.
 : > "$R-nio-pairs.jsonl"
+: > "$R-iwarp-block.jsonl"
+: > "$R-iwarp-block-crc.jsonl"
 : > "$R-iwarp-poll.jsonl"
 : > "$R-iwarp-poll-crc.jsonl"
-: > "$R-iwarp-block.jsonl"
 for round in 1 2 3; do
-    echo "round $round of 3: NIO stream sample, then jndk over iwarp: polling mode (poll=true), with CRC, notified (CPU per GB)..." >&2
+    echo "round $round of 3: NIO stream sample, then jndk over iwarp: notified with --cq-mod 8 (and CRC), polling mode (and CRC)..." >&2
     "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.NioBaseline "$SECS" pair >> "$R-nio-pairs.jsonl"
-    ./jndk perf -s 65536 -D "$SECS" --warmup 1 --json --transport iwarp -O poll=true >> "$R-iwarp-poll.jsonl"
-    ./jndk perf -s 65536 -D "$SECS" --warmup 1 --json --transport iwarp --crc -O poll=true >> "$R-iwarp-poll-crc.jsonl"
     ./jndk perf -s 65536 -D "$SECS" --warmup 1 --json --transport iwarp --block --cq-mod 8 >> "$R-iwarp-block.jsonl"
+    ./jndk perf -s 65536 -D "$SECS" --warmup 1 --json --transport iwarp --block --cq-mod 8 --crc --op write \
+        >> "$R-iwarp-block-crc.jsonl"
+    ./jndk perf -s 65536 -D "$SECS" --warmup 1 --json --transport iwarp -O poll=true >> "$R-iwarp-poll.jsonl"
+    ./jndk perf -s 65536 -D "$SECS" --warmup 1 --json --transport iwarp --crc -O poll=true --op write \
+        >> "$R-iwarp-poll-crc.jsonl"
 done
 echo "jndk perf over iwarp, polling mode, the other sizes (the chart)..." >&2
 ./jndk perf -s 8,4096,1048576 -D "$SECS" --warmup 1 --json --transport iwarp -O poll=true >> "$R-iwarp-poll.jsonl"
@@ -192,7 +198,8 @@ echo "machine: $(nproc) cores, $(uname -sr), $("$JAVA" -version 2>&1 | head -n1)
 "$JAVA" -cp "$BENCH_CP" io.jndk.bench.Report "$R-summary.json" svg="$R-bandwidth-vs-size.svg" \
     base="$R-baselines.jsonl" nio-pairs="$R-nio-pairs.jsonl" nio-pingpong-pairs="$R-nio-pingpong-pairs.jsonl" \
     udp-pairs="$R-udp-pairs.jsonl" iwarp="$R-iwarp.jsonl" iwarp-crc="$R-iwarp-crc.jsonl" iwarp-poll="$R-iwarp-poll.jsonl" \
-    iwarp-poll-crc="$R-iwarp-poll-crc.jsonl" iwarp-block="$R-iwarp-block.jsonl" iwarp-block-each="$R-iwarp-block-each.jsonl" loopback="$R-loopback.jsonl" latency="$R-latency.jsonl" \
+    iwarp-poll-crc="$R-iwarp-poll-crc.jsonl" iwarp-block="$R-iwarp-block.jsonl" \
+    iwarp-block-crc="$R-iwarp-block-crc.jsonl" iwarp-block-each="$R-iwarp-block-each.jsonl" loopback="$R-loopback.jsonl" latency="$R-latency.jsonl" \
     latency-default="$R-latency-default.jsonl" scale="$R-scale.jsonl" roce="$R-roce.jsonl" \
     latency-roce="$R-latency-roce.jsonl" fairness="$R-fairness.jsonl"
 echo "fairness (8-byte Write p99 with and without the Read storm; target: within 5x):"
