@@ -127,26 +127,12 @@ public final class Report {
         // (--cq-mod 8, as perftest's bandwidth tests moderate theirs: NIO's writer is not woken per write either);
         // the polling mode (poll=true: perf's polls do the receive work) and every request completing follow as
         // information
-        addPaired("RDMA Write 64 KiB, iwarp, notified, --cq-mod 8 vs NIO stream", "iwarp-block/write/65536",
-                "gbytes_per_s", "nio.pair.64k", "nio.stream.64k", "GB/s", 0.95);
-        addPaired("RDMA Write 64 KiB, iwarp, notified, --cq-mod 8, CRC vs NIO + CRC32c", "iwarp-block-crc/write/65536",
-                "gbytes_per_s", "nio.pair.64k.crc", "nio.stream.64k.crc", "GB/s", 0.95);
-        addPaired("Send 64 KiB, iwarp, notified, --cq-mod 8 vs NIO stream", "iwarp-block/send/65536", "gbytes_per_s",
-                "nio.pair.64k", "nio.stream.64k", "GB/s", 0.95);
-        addPaired("RDMA Read 64 KiB, iwarp, notified, --cq-mod 8 vs NIO stream", "iwarp-block/read/65536",
-                "gbytes_per_s", "nio.pair.64k", "nio.stream.64k", "GB/s", 0.95);
+        streamRows("", "iwarp-block", "notified, --cq-mod 8", 0.95, true);
         for (String op : List.of("write", "read", "send")) {
             addPaired("CPU s per GB, " + op + " 64 KiB, iwarp, notified, --cq-mod 8 vs NIO stream",
                     "iwarp-block/" + op + "/65536", "cpu_s_per_gb", "nio.pair.64k", "nio.stream.64k", "s/GB", -1.2);
         }
-        addPaired("info: RDMA Write 64 KiB, iwarp, polling mode vs NIO stream", "iwarp-poll/write/65536", "gbytes_per_s",
-                "nio.pair.64k", "nio.stream.64k", "GB/s", Double.NaN);
-        addPaired("info: RDMA Write 64 KiB, iwarp, polling mode, CRC vs NIO + CRC32c", "iwarp-poll-crc/write/65536",
-                "gbytes_per_s", "nio.pair.64k.crc", "nio.stream.64k.crc", "GB/s", Double.NaN);
-        addPaired("info: Send 64 KiB, iwarp, polling mode vs NIO stream", "iwarp-poll/send/65536", "gbytes_per_s",
-                "nio.pair.64k", "nio.stream.64k", "GB/s", Double.NaN);
-        addPaired("info: RDMA Read 64 KiB, iwarp, polling mode vs NIO stream", "iwarp-poll/read/65536", "gbytes_per_s",
-                "nio.pair.64k", "nio.stream.64k", "GB/s", Double.NaN);
+        streamRows("info: ", "iwarp-poll", "polling mode", Double.NaN, true);
         for (String op : List.of("write", "read", "send")) {
             addPaired("info: CPU s per GB, " + op + " 64 KiB, iwarp, polling mode vs NIO stream", "iwarp-poll/" + op
                     + "/65536", "cpu_s_per_gb", "nio.pair.64k", "nio.stream.64k", "s/GB", Double.NaN);
@@ -194,14 +180,7 @@ public final class Report {
                 "udp.pingpong.spin", "rtt_p99_us", "us", Double.NaN);
         add("info: UDP stream (RoCE-MTU datagrams) vs NIO TCP stream 64 KiB", "udp.stream.roce", "gbytes_per_s",
                 "nio.stream.64k", "gbytes_per_s", "GB/s", Double.NaN);
-        add("info: RDMA Write 64 KiB, iwarp, default mode vs NIO stream", "iwarp/write/65536", "gbytes_per_s",
-                "nio.stream.64k", "gbytes_per_s", "GB/s", Double.NaN);
-        add("info: RDMA Write 64 KiB, iwarp, default mode, CRC vs NIO + CRC32c", "iwarp-crc/write/65536",
-                "gbytes_per_s", "nio.stream.64k.crc", "gbytes_per_s", "GB/s", Double.NaN);
-        add("info: Send 64 KiB, iwarp, default mode vs NIO stream", "iwarp/send/65536", "gbytes_per_s",
-                "nio.stream.64k", "gbytes_per_s", "GB/s", Double.NaN);
-        add("info: RDMA Read 64 KiB, iwarp, default mode vs NIO stream", "iwarp/read/65536", "gbytes_per_s",
-                "nio.stream.64k", "gbytes_per_s", "GB/s", Double.NaN);
+        streamRows("info: ", "iwarp", "default mode", Double.NaN, false);
         add("info: RDMA Write 8 B RTT p50, waiter thread woken vs NIO blocking", "jndk.write8.block", "rtt_p50_us",
                 "nio.pingpong.block", "rtt_p50_us", "us", Double.NaN);
         add("info: RDMA Write 8 B RTT p50, engine defaults vs NIO spinning", "jndk.write8.poll.default", "rtt_p50_us",
@@ -218,6 +197,25 @@ public final class Report {
                 "GB/s", Double.NaN);
         add("info: NIO spinning RTT vs sockperf ping-pong RTT", "nio.pingpong.spin", "rtt_p50_us", "sockperf.pingpong",
                 "rtt_p50_us", "us", Double.NaN);
+    }
+
+    /**
+     * The four 64 KiB bandwidth rows of one way of running iwarp against the NIO stream: Write, Write with CRC (tag
+     * {@code tag-crc}, against NIO with CRC32c), Send and Read; {@code paired}: runs made in rounds with NIO samples.
+     */
+    private void streamRows(String prefix, String tag, String mode, double target, boolean paired) {
+        String[][] rows = {{"RDMA Write", tag + "/write", ""}, {"RDMA Write", tag + "-crc/write", ".crc"},
+            {"Send", tag + "/send", ""}, {"RDMA Read", tag + "/read", ""}};
+        for (String[] r : rows) {
+            boolean crc = !r[2].isEmpty();
+            String what = prefix + r[0] + " 64 KiB, iwarp, " + mode + (crc ? ", CRC vs NIO + CRC32c" : " vs NIO stream");
+            String key = r[1] + "/65536";
+            if (paired) {
+                addPaired(what, key, "gbytes_per_s", "nio.pair.64k" + r[2], "nio.stream.64k" + r[2], "GB/s", target);
+            } else {
+                add(what, key, "gbytes_per_s", "nio.stream.64k" + r[2], "gbytes_per_s", "GB/s", target);
+            }
+        }
     }
 
     /**
