@@ -41,6 +41,8 @@ final class CqNotifier {
     // ---- delivery (any thread) ----------------------------------------------------------------
     /** {@link #deliver} as the task an engine thread runs for {@code notify=inline}. */
     private final EngineThread.Task deliverTask = this::deliver;
+    /** A successful notification as the dispatcher's callback: one object for the CQ's life, none per notification. */
+    private final Runnable deliverSuccess = () -> deliver(NtStatus.STATUS_SUCCESS);
     /** Deliveries owed; whoever raises it from 0 runs them all, so callbacks of this CQ never overlap. */
     private final AtomicInteger deliveries = new AtomicInteger();
     /** A non-success CQ status owed to the next delivery (overrun, fatal error). */
@@ -192,7 +194,7 @@ final class CqNotifier {
         if (cq.adapter.inlineNotify() && EngineThread.defer(deliverTask, cqStatus)) {
             return;
         }
-        cq.adapter.dispatcher().run(() -> deliver(cqStatus));
+        cq.adapter.dispatcher().run(cqStatus == NtStatus.STATUS_SUCCESS ? deliverSuccess : () -> deliver(cqStatus));
     }
 
     /** Calls the notification callback, serialized per CQ whichever thread delivers (NDKPI.md 7.4). */

@@ -71,7 +71,12 @@ public final class World implements AutoCloseable {
     }
 
     public NdkCq cq(NdkAdapter a, int depth) {
-        return track(Kit.<NdkCq>create((cc, c, o) -> a.createCq(depth, null, null, null, cc, c, o)));
+        return cq(a, depth, null);
+    }
+
+    /** A CQ whose notifications go to {@code onNotify} (none when null). */
+    public NdkCq cq(NdkAdapter a, int depth, io.jndk.api.CqNotificationCallback onNotify) {
+        return track(Kit.<NdkCq>create((cc, c, o) -> a.createCq(depth, onNotify, null, null, cc, c, o)));
     }
 
     public NdkQp qp(NdkPd pd, NdkCq cq, Object ctx) {
@@ -146,12 +151,18 @@ public final class World implements AutoCloseable {
 
     /** Connects two fresh QPs on adapters opened with extra {@code options}. */
     public Pair connect(boolean sameAdapter, int depth, int ird, int ord, Map<String, String> options) {
+        return connect(sameAdapter, depth, ird, ord, options, null);
+    }
+
+    /** The same, with side A's CQ notifying {@code onNotifyA}. */
+    public Pair connect(boolean sameAdapter, int depth, int ird, int ord, Map<String, String> options,
+            io.jndk.api.CqNotificationCallback onNotifyA) {
         Pair p = new Pair();
         p.a.adapter = adapter(options);
         p.b.adapter = sameAdapter ? p.a.adapter : adapter(options);
         for (Side s : new Side[] {p.a, p.b}) {
             s.pd = pd(s.adapter);
-            s.cq = cq(s.adapter, 4 * depth);
+            s.cq = cq(s.adapter, 4 * depth, s == p.a ? onNotifyA : null);
             s.qp = qp(s.pd, s.cq, s.cq, s == p.a ? "qpA" : "qpB", depth, depth, 4, 4, 64);
         }
         ConcurrentLinkedQueue<NdkConnector> incoming = new ConcurrentLinkedQueue<>();

@@ -126,6 +126,18 @@ final class RoceDevice implements Runnable {
     private final java.util.concurrent.atomic.AtomicBoolean turn = new java.util.concurrent.atomic.AtomicBoolean();
     /** When a consumer last ran a pass ({@link System#nanoTime}); {@link Long#MIN_VALUE} once a CQ was armed. */
     private volatile long consumerPassed = Long.MIN_VALUE;
+    /**
+     * When a consumer last armed a CQ of the device: for {@link #STANDBY_NANOS} after it the engine does not stand by
+     * (a consumer that arms waits for notifications, and its passes, a post or a poll or two per notification, must
+     * not keep the engine from receiving what it waits for; as iwarp's receive thread).
+     */
+    private volatile long consumerArmedAt = System.nanoTime() - STANDBY_NANOS;
+    /**
+     * A consumer's pass left output for the next pass (polling mode). Set before the consumer looks whether the engine
+     * sleeps, and read by the engine after it says it sleeps, so that one of the two sees the other: the engine does
+     * not go to sleep on it. Cleared when the engine takes the turn for a pass.
+     */
+    private volatile boolean outputOwed;
     /** Whether the running pass is a consumer's (the turn holder's own field: packets count as polled). */
     private boolean inConsumerPass;
     /** How long the engine keeps polling after its last work before it sleeps ({@code poll.spin.us}). */
@@ -351,6 +363,7 @@ final class RoceDevice implements Runnable {
                 long now;
                 long next;
                 try {
+                    outputOwed = false; // this pass sends it
                     work = pass(engine);
                     now = System.nanoTime();
                     next = timers(now);
@@ -375,7 +388,7 @@ final class RoceDevice implements Runnable {
                         continue;
                     }
                     sleeping = true;
-                    if (commands.isEmpty() && kicks.get() == null && !closed) {
+                    if (commands.isEmpty() && kicks.get() == null && !outputOwed && !closed) {
                         long waitMillis = next == Long.MAX_VALUE ? MAX_WAIT_MILLIS
                             : Math.max(0, Math.min(MAX_WAIT_MILLIS, (next - now) / 1_000_000));
                         if (waitMillis == 0) {
@@ -400,11 +413,14 @@ final class RoceDevice implements Runnable {
 
     /**
      * How long the engine stands by at {@code now}: until {@link #STANDBY_NANOS} after a consumer's last pass, or 0
-     * when no consumer passed that recently (or a CQ was armed since).
+     * when no consumer passed that recently, or a CQ was armed since or within that time.
      */
     private long standByNanos(long now) {
         long polled = consumerPassed;
-        return polled != Long.MIN_VALUE && now - polled < STANDBY_NANOS ? polled + STANDBY_NANOS - now : 0;
+        if (polled == Long.MIN_VALUE || now - consumerArmedAt < STANDBY_NANOS) {
+            return 0;
+        }
+        return now - polled < STANDBY_NANOS ? polled + STANDBY_NANOS - now : 0;
     }
 
     /** The engine's pass: commands and kicks, arrivals, then the QPs with output (deferred callbacks run). */
@@ -442,10 +458,12 @@ final class RoceDevice implements Runnable {
             return -1;
         }
         boolean work = false;
+        boolean owed = false;
         try {
             if (!closed) {
                 inConsumerPass = true;
                 work = runConsumerPass();
+                owed = !ready.isEmpty();
             }
         } catch (IOException | RuntimeException e) {
             LOG.log(Level.SEVERE, "roce device " + key + " stopped (in a polling consumer's pass)", e);
@@ -456,11 +474,19 @@ final class RoceDevice implements Runnable {
             turn.set(false);
         }
         consumerPassed = System.nanoTime();
+        if (owed) {
+            // output the pass left for the next one (ACKs, Read responses): an engine asleep in its selector sends it
+            // now, as the next pass may be long in coming (a consumer that armed a CQ waits for what that output
+            // brings back); an engine standing by for polls is not asleep and takes it over as before
+            outputOwed = true;
+            wake();
+        }
         return work ? 1 : 0;
     }
 
     /** A consumer of one of the device's CQs waits for a notification now: the engine must not stand by. */
     void consumerArmed() {
+        consumerArmedAt = System.nanoTime();
         if (consumerPassed != Long.MIN_VALUE) {
             consumerPassed = Long.MIN_VALUE;
             LockSupport.unpark(thread);
