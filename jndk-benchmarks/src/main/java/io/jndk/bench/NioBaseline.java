@@ -41,9 +41,7 @@ public final class NioBaseline {
     public static void main(String[] args) throws Exception {
         double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 2.0;
         if (args.length > 1 && args[1].equals("pingpong")) {
-            long[] rtt = pingPong(true, 50_000);
-            System.out.printf(Locale.ROOT, "{\"name\":\"nio.pair.pingpong.spin\",\"rtt_p50_us\":%.4f,\"rtt_p99_us\":%.4f,"
-                    + "\"iters\":%d}%n", rtt[rtt.length / 2] / 1000.0, rtt[(int) (rtt.length * 0.99)] / 1000.0, rtt.length);
+            printPingPong("nio.pair.pingpong.spin", pingPong(true, 50_000));
             return;
         }
         stream(65536, false, 1.0); // warm the JIT and the socket paths before measuring
@@ -69,16 +67,19 @@ public final class NioBaseline {
                     cpu[RUNS / 2]);
         }
         for (boolean spin : new boolean[] {true, false}) {
-            long[] rtt = pingPong(spin, spin ? 50_000 : 20_000);
-            System.out.printf(Locale.ROOT, "{\"name\":\"nio.pingpong.%s\",\"rtt_p50_us\":%.4f,\"rtt_p99_us\":%.4f,"
-                    + "\"iters\":%d}%n", spin ? "spin" : "block", rtt[rtt.length / 2] / 1000.0,
-                    rtt[(int) (rtt.length * 0.99)] / 1000.0, rtt.length);
+            printPingPong("nio.pingpong." + (spin ? "spin" : "block"), pingPong(spin, spin ? 50_000 : 20_000));
         }
         for (int size : new int[] {8, 4096, 1 << 20}) { // the other points of the bandwidth-versus-size chart
             System.out.printf(Locale.ROOT, "{\"name\":\"nio.stream.%d\",\"size\":%d,\"gbytes_per_s\":%.4f}%n", size, size,
                     stream(size, false, seconds / 2));
         }
         System.out.printf(Locale.ROOT, "{\"name\":\"memcopy.1m\",\"gbytes_per_s\":%.4f}%n", copy(1 << 20, seconds));
+    }
+
+    /** One ping-pong's record: p50 and p99 of its sorted round trips, in µs. */
+    private static void printPingPong(String name, long[] rtt) {
+        System.out.printf(Locale.ROOT, "{\"name\":\"%s\",\"rtt_p50_us\":%.4f,\"rtt_p99_us\":%.4f,\"iters\":%d}%n", name,
+                rtt[rtt.length / 2] / 1000.0, rtt[(int) (rtt.length * 0.99)] / 1000.0, rtt.length);
     }
 
     private static ServerSocketChannel listen() throws IOException {

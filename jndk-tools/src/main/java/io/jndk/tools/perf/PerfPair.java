@@ -210,18 +210,17 @@ final class PerfPair implements AutoCloseable {
         boolean send = o.name.equals("send");
         long posted = 0, completed = 0, received = 0;
         long signalled = 0; // requests up to the last signalled one: A's completions can retire no more than these
-        int silent = 0; // requests posted silent since the last signalled one
         boolean ok = true;
         while (true) {
             boolean more = posted < n && System.nanoTime() < deadline;
-            boolean closing = !more && silent > 0; // the stream stopped after silent requests: one signalled closes it
+            boolean closing = !more && posted > signalled; // stopped after silent requests: one signalled closes it
             while ((more || closing) && posted - completed < depth && posted - received < depth) {
                 if (send) {
                     o.receiveAtB(0);
                 }
-                boolean signal = closing || silent + 1 >= cqMod || posted + 1 >= n;
-                Checks.check(o.post(signal ? batch[silent + 1] : null, signal ? 0 : NdkOpFlags.SILENT_SUCCESS), o.name);
-                silent = signal ? 0 : silent + 1;
+                int retires = (int) (posted - signalled) + 1; // this request and the silent ones since the last signal
+                boolean signal = closing || retires >= cqMod || posted + 1 >= n;
+                Checks.check(o.post(signal ? batch[retires] : null, signal ? 0 : NdkOpFlags.SILENT_SUCCESS), o.name);
                 posted++;
                 signalled = signal ? posted : signalled;
                 more = posted < n;
