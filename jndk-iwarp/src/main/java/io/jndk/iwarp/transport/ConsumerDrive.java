@@ -90,6 +90,8 @@ final class ConsumerDrive {
     private volatile boolean rxSelecting;
     /** A consumer's step met the end of the stream or an error: the receive thread takes over at once. */
     private volatile boolean rxHandoff;
+    /** The shared engine found a consumer's step holding the receive side ({@link #tryTakeRx}): the step's end wakes it. */
+    private volatile boolean loopAwaitsStep;
     /** The consumer whose {@link #progress} call runs the receive side now (owned with {@link #rxOwner}), or null. */
     private Thread stepper;
     /** The transmit side the receive side (run by {@link #stepper}) handed work: the consumer sends it after its step. */
@@ -206,17 +208,16 @@ final class ConsumerDrive {
             pollsAtWake = polls;
             rxSelector.wakeup();
         }
-        if (rx == null || !rxOwner.compareAndSet(false, true)) {
+        if (rx == null || !takeForStep()) {
             return 0;
         }
         int reads = 0;
         try {
             reads = consumerStep(rx);
         } finally {
-            rxOwner.set(false);
-        }
-        if (rxHandoff) {
-            rx.unpark();
+            if (endStep()) {
+                rx.unpark();
+            }
         }
         TxEngine tx = transmitAfterStep;
         if (tx != null) {
@@ -224,6 +225,26 @@ final class ConsumerDrive {
             tx.kickFromPoll();
         }
         return reads;
+    }
+
+    /** A consumer's step takes the receive side if nobody runs it. */
+    boolean takeForStep() {
+        return rxOwner.compareAndSet(false, true);
+    }
+
+    /**
+     * A consumer's step gives the receive side back.
+     *
+     * @return whether the engine must be woken: the step met the end of the stream or an error, or the shared
+     *     engine found the receive side taken meanwhile ({@link #tryTakeRx}) and stopped watching the socket
+     */
+    boolean endStep() {
+        rxOwner.set(false);
+        if (rxHandoff || loopAwaitsStep) {
+            loopAwaitsStep = false;
+            return true;
+        }
+        return false;
     }
 
     /** Holding {@link #rxOwner}: the reads the socket can serve now; the end of the stream or an error hands over. */
@@ -336,9 +357,24 @@ final class ConsumerDrive {
 
     // ---- the shared engine: the receive side taken per read, the stand-by in ticks -------------------------------
 
-    /** The shared engine: the receive side is taken for one turn of reads; false while a consumer steps. */
+    /**
+     * The shared engine: the receive side is taken for one turn of reads; false while a consumer steps, and then the
+     * end of that step schedules the loop again ({@link #loopAwaitsStep}), so that the loop need not watch the socket
+     * meanwhile. Watching it was a busy loop: the socket stays readable until the step has read, and on two cores the
+     * loop thread woken by that readiness could take the core of the very consumer it waited for, for milliseconds.
+     */
     boolean tryTakeRx() {
-        return rxOwner.compareAndSet(false, true);
+        if (rxOwner.compareAndSet(false, true)) {
+            return true;
+        }
+        loopAwaitsStep = true;
+        // again after saying so: a step that ended in between saw no flag (volatile order: one of the two sees the
+        // other), and the receive side is free now
+        if (rxOwner.compareAndSet(false, true)) {
+            loopAwaitsStep = false;
+            return true;
+        }
+        return false;
     }
 
     /** The shared engine: the receive side is free again (consumers may step). */

@@ -39,6 +39,8 @@ final class LoopDrive {
     // ---- the loop thread's own ------------------------------------------------------------------------------
     private SelectionKey key;
     private boolean started, rxDone, txDone, detached, standingBy;
+    /** The socket is not watched while a consumer's step holds the receive side; the step's end schedules. */
+    private boolean awaitingStep;
     private int interest;
 
     LoopDrive(IwarpConnection connection, EngineLoop loop, TxEngine tx, RxEngine rx) {
@@ -82,7 +84,7 @@ final class LoopDrive {
         }
         if (standingBy) {
             tickStandBy(System.nanoTime());
-        } else if (connection.isClosed() || drive.handoffPending()) {
+        } else if (connection.isClosed() || drive.handoffPending() || awaitingStep) {
             runRx();
         }
         runTx();
@@ -141,12 +143,20 @@ final class LoopDrive {
         if (rxDone || standingBy) {
             return;
         }
+        if (awaitingStep) {
+            awaitingStep = false;
+            want(SelectionKey.OP_READ, true);
+        }
         switch (rx.loopReadable()) {
             case RxEngine.LOOP_STANDBY -> {
                 standingBy = true;
                 want(SelectionKey.OP_READ, false);
                 drive.beginStandBy(System.nanoTime());
                 loop.standBy(this);
+            }
+            case RxEngine.LOOP_AWAIT_STEP -> {
+                awaitingStep = true;
+                want(SelectionKey.OP_READ, false);
             }
             case RxEngine.LOOP_ENDED -> {
                 rxDone = true;

@@ -75,6 +75,8 @@ final class RxEngine implements Runnable {
     // ---- the shared engine (the engine loop's) -------------------------------------------------------------
     /** {@link #loopReadable} outcomes: go on reading when readable, stand by for polling consumers, ended. */
     static final int LOOP_READ = 0, LOOP_STANDBY = 1, LOOP_ENDED = 2;
+    /** {@link #loopReadable}: a consumer's step holds the receive side; stop watching the socket, its end schedules. */
+    static final int LOOP_AWAIT_STEP = 3;
     /** Reads one readable event takes at most for this connection before the loop serves the others. */
     static final int LOOP_READS = 4;
     private boolean loopEnded;
@@ -163,7 +165,7 @@ final class RxEngine implements Runnable {
      * {@link #LOOP_READS} reads and everything they complete.
      *
      * @return {@link #LOOP_READ}, {@link #LOOP_STANDBY} (polling consumers drive: stop reading until
-     *     {@link ConsumerDrive#standByGoesOn} says otherwise) or {@link #LOOP_ENDED}
+     *     {@link ConsumerDrive#standByGoesOn} says otherwise), {@link #LOOP_AWAIT_STEP} or {@link #LOOP_ENDED}
      */
     int loopReadable() {
         if (loopEnded) {
@@ -177,7 +179,7 @@ final class RxEngine implements Runnable {
         }
         loopReadOwed = false;
         if (!drive.tryTakeRx()) {
-            return LOOP_READ; // a consumer steps right now; the socket stays readable if it leaves input
+            return LOOP_AWAIT_STEP; // a consumer steps right now: its end schedules this connection again
         }
         try {
             for (int i = 0; i < LOOP_READS; i++) {
