@@ -52,7 +52,6 @@ public final class Icrc {
     private final CRC32 crc = new CRC32();
     private final byte[] scratch = new byte[LRH_PLACEHOLDER_LENGTH + MAX_IPV4_HEADER + UDP_HEADER_LENGTH + BthFlyweight.LENGTH];
     private final ByteBuffer scratchBuffer = ByteBuffer.wrap(scratch);
-    private final byte[] chunk = new byte[1024];
 
     /** Creates an ICRC engine. */
     public Icrc() {
@@ -268,17 +267,24 @@ public final class Icrc {
         return (int) crc.getValue();
     }
 
-    /** Runs the CRC over a buffer range with absolute reads only: the buffer's position and limit are not touched. */
+    /**
+     * Runs the CRC over a buffer range; the buffer's position and limit are as they were afterwards. A direct buffer
+     * goes to the CRC as it is, in place (the range is selected by setting its position and limit for the call): the
+     * packet buffers of a link belong to the thread that sends or receives, and copying each packet's payload out
+     * through a small array first cost a copy of every octet on both sides.
+     */
     private void update(ByteBuffer buffer, int index, int length) {
         if (buffer.hasArray()) {
             crc.update(buffer.array(), buffer.arrayOffset() + index, length);
             return;
         }
-        for (int done = 0; done < length; ) {
-            int n = Math.min(chunk.length, length - done);
-            buffer.get(index + done, chunk, 0, n);
-            crc.update(chunk, 0, n);
-            done += n;
+        int position = buffer.position();
+        int limit = buffer.limit();
+        buffer.limit(index + length).position(index);
+        try {
+            crc.update(buffer);
+        } finally {
+            buffer.limit(limit).position(position);
         }
     }
 
