@@ -172,11 +172,15 @@ echo "jndk perf over loopback..." >&2
 echo "jndk 8-byte RDMA Write ping-pong over iwarp: polling (poll=true), notification-driven (notify=inline poll=true)..." >&2
 : > "$R-latency.jsonl"
 : > "$R-nio-pingpong-pairs.jsonl"
-for round in 1 2 3; do # each round after a NIO spinning ping-pong of its own: the report pairs them
+# each round after a NIO spinning and blocking ping-pong of its own: the report pairs the polling round trip with the
+# spinning one and the notification-driven round trip with the blocking one
+for round in 1 2 3; do
     "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.NioBaseline "$SECS" pingpong >> "$R-nio-pingpong-pairs.jsonl"
     "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.JndkLatency 20000 iwarp modes=poll poll=true >> "$R-latency.jsonl"
+    "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.JndkLatency 20000 iwarp modes=notify notify=inline poll=true \
+        >> "$R-latency.jsonl"
 done
-"$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.JndkLatency 20000 iwarp modes=notify,block notify=inline poll=true \
+"$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.JndkLatency 20000 iwarp modes=block notify=inline poll=true \
     >> "$R-latency.jsonl"
 echo "the same with the engine's defaults..." >&2
 "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.JndkLatency 20000 iwarp > "$R-latency-default.jsonl"

@@ -34,14 +34,15 @@ public final class NioBaseline {
     /**
      * Entry point: {@code [seconds]} per streaming connection (default 2), then {@code pair} for one 64 KiB stream
      * without and one with CRC32c only ({@code nio.pair.64k}, {@code nio.pair.64k.crc}), or {@code pingpong} for the
-     * spinning ping-pong only ({@code nio.pair.pingpong.spin}): the samples that {@code bench/run.sh} takes just
-     * before each round of jndk's target rows, so that each round's ratio compares figures measured within the same
-     * minute.
+     * spinning and the blocking ping-pong only ({@code nio.pair.pingpong.spin}, {@code nio.pair.pingpong.block}): the
+     * samples that {@code bench/run.sh} takes just before each round of jndk's target rows, so that each round's ratio
+     * compares figures measured within the same minute.
      */
     public static void main(String[] args) throws Exception {
         double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 2.0;
         if (args.length > 1 && args[1].equals("pingpong")) {
             printPingPong("nio.pair.pingpong.spin", pingPong(true, 50_000));
+            printPingPong("nio.pair.pingpong.block", pingPong(false, 20_000));
             return;
         }
         stream(65536, false, 1.0); // warm the JIT and the socket paths before measuring

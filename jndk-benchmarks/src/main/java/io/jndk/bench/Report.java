@@ -144,8 +144,8 @@ public final class Report {
         }
         addPaired("RDMA Write 8 B RTT p50, polling vs NIO spinning", "jndk.write8.poll", "rtt_p50_us",
                 "nio.pair.pingpong.spin", "nio.pingpong.spin", "us", -1.1);
-        add("RDMA Write 8 B RTT p50, notification vs NIO blocking", "jndk.write8.notify", "rtt_p50_us",
-                "nio.pingpong.block", "rtt_p50_us", "us", -1.0);
+        addPaired("RDMA Write 8 B RTT p50, notification vs NIO blocking", "jndk.write8.notify", "rtt_p50_us",
+                "nio.pair.pingpong.block", "nio.pingpong.block", "us", -1.0);
         add("Loopback RDMA Write 1 MiB vs MemorySegment.copy", "loopback/write/1048576", "gbytes_per_s", "memcopy.1m",
                 "gbytes_per_s", "GB/s", 0.7);
         if (records.containsKey("scale")) {
