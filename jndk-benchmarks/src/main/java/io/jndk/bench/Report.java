@@ -99,8 +99,10 @@ public final class Report {
         Map<String, List<Map<String, String>>> repeated = new TreeMap<>();
         for (String line : Files.readAllLines(file)) {
             Map<String, String> m = parse(line);
-            if ("fairness".equals(m.get("name"))) { // one record per engine and mode
-                records.put("fairness." + m.get("engine") + ("true".equals(m.get("poll")) ? ".poll" : ""), m);
+            if ("fairness".equals(m.get("name"))) { // one record per engine and mode and run
+                String key = "fairness." + m.get("engine") + ("true".equals(m.get("poll")) ? ".poll" : "");
+                records.put(key, m);
+                samples.computeIfAbsent(key, k -> new ArrayList<>()).add(m);
             } else if (m.containsKey("name")) {
                 String suffix = tag.endsWith("-default") ? ".default" : tag.endsWith("-roce") ? ".roce" : "";
                 records.put(m.get("name") + suffix, m);
@@ -164,9 +166,9 @@ public final class Report {
         // fair service: the 8-byte Writes' p99 beside a 1 MiB Read storm against their p99 without it (Fairness)
         for (String mode : List.of("shared", "shared.poll", "threads", "threads.poll")) {
             boolean shared = mode.startsWith("shared");
-            add((shared ? "" : "info: ") + "Fairness, " + mode.replace(".poll", "") + " engine"
+            addRuns((shared ? "" : "info: ") + "Fairness, " + mode.replace(".poll", "") + " engine"
                     + (mode.endsWith(".poll") ? ", polling" : "") + ": 8 B Write p99, Read storm / none",
-                    "fairness." + mode, "storm_p99_us", "fairness." + mode, "quiet_p99_us", "us", shared ? -5 : Double.NaN);
+                    "fairness." + mode, "storm_p99_us", "quiet_p99_us", "us", shared ? -5 : Double.NaN);
         }
         // roce (RoCEv2 over loopback UDP): against raw Java UDP of the same datagram size (UdpBaseline)
         for (String op : List.of("write", "read", "send")) {
@@ -232,17 +234,42 @@ public final class Report {
             add(what, key, field, baseKey, field, unit, target);
             return;
         }
+        addMedianOfRatios(what, ", paired", "jndk/baseline by round", jndk, field, base, field, unit, target);
+    }
+
+    /**
+     * Adds a row comparing two fields of each run of {@code key} (bench/run.sh runs Fairness three times for each
+     * target mode): its ratio is the median of the runs' ratios, as a paired row's is of its rounds', and every run
+     * is printed after the table. With one run the row is that run's ratio.
+     */
+    private void addRuns(String what, String key, String field, String baseField, String unit, double target) {
+        List<Map<String, String>> runs = samples.get(key);
+        if (runs == null || runs.size() < 2
+                || !runs.stream().allMatch(m -> m.containsKey(field) && m.containsKey(baseField))) {
+            add(what, key, field, key, baseField, unit, target);
+            return;
+        }
+        addMedianOfRatios(what, ", median of " + runs.size() + " runs", "by run", runs, field, runs, baseField, unit,
+                target);
+    }
+
+    /**
+     * The row whose ratio is the median of the ratios {@code jndk[i].field / base[i].baseField} (the figures shown:
+     * each side's median), and the line after the table that lists every one of them.
+     */
+    private void addMedianOfRatios(String what, String suffix, String listed, List<Map<String, String>> jndk,
+            String field, List<Map<String, String>> base, String baseField, String unit, double target) {
         int n = jndk.size();
         double[] ratios = new double[n], j = new double[n], b = new double[n];
-        StringBuilder rounds = new StringBuilder();
+        StringBuilder each = new StringBuilder();
         for (int i = 0; i < n; i++) {
             j[i] = Double.parseDouble(jndk.get(i).get(field));
-            b[i] = Double.parseDouble(base.get(i).get(field));
+            b[i] = Double.parseDouble(base.get(i).get(baseField));
             ratios[i] = j[i] / b[i];
-            rounds.append(String.format(Locale.ROOT, "%s%.3f/%.3f = %.2f", i == 0 ? "" : ", ", j[i], b[i], ratios[i]));
+            each.append(String.format(Locale.ROOT, "%s%.3f/%.3f = %.2f", i == 0 ? "" : ", ", j[i], b[i], ratios[i]));
         }
-        rows.add(new Row(what + ", paired", median(j), median(b), unit, !(target < 0), Math.abs(target), median(ratios)));
-        pairings.add(what + " (" + unit + ", jndk/baseline by round): " + rounds);
+        rows.add(new Row(what + suffix, median(j), median(b), unit, !(target < 0), Math.abs(target), median(ratios)));
+        pairings.add(what + " (" + unit + ", " + listed + "): " + each);
     }
 
     static double median(double[] v) {

@@ -84,6 +84,32 @@ class ReportTest {
         assertThat(row.get("met")).isEqualTo(true);
     }
 
+    @Test
+    void fairnessTakesTheMedianOfItsRunsRatios(@TempDir Path dir) throws Exception {
+        String runs = """
+                {"name":"fairness","engine":"shared","poll":false,"quiet_p99_us":50.00,"storm_p99_us":400.00}
+                {"name":"fairness","engine":"shared","poll":true,"quiet_p99_us":40.00,"storm_p99_us":100.00}
+                {"name":"fairness","engine":"shared","poll":false,"quiet_p99_us":60.00,"storm_p99_us":90.00}
+                {"name":"fairness","engine":"shared","poll":true,"quiet_p99_us":50.00,"storm_p99_us":300.00}
+                {"name":"fairness","engine":"shared","poll":false,"quiet_p99_us":40.00,"storm_p99_us":80.00}
+                {"name":"fairness","engine":"shared","poll":true,"quiet_p99_us":50.00,"storm_p99_us":350.00}
+                {"name":"fairness","engine":"threads","poll":false,"quiet_p99_us":100.00,"storm_p99_us":300.00}
+                """;
+        String out = report(dir, "fairness", runs);
+        // default mode: 8.0, 1.5, 2.0, median 2.0 (the first run alone would say 8.0); polling: 2.5, 6.0, 7.0, median 6.0
+        Map<String, Object> shared = row(dir, "Fairness, shared engine: 8 B Write p99, Read storm / none, median of 3 runs");
+        assertThat((Double) shared.get("ratio")).isCloseTo(2.0, within(1e-4));
+        assertThat(shared.get("met")).isEqualTo(true);
+        Map<String, Object> poll = row(dir,
+                "Fairness, shared engine, polling: 8 B Write p99, Read storm / none, median of 3 runs");
+        assertThat((Double) poll.get("ratio")).isCloseTo(6.0, within(1e-4));
+        assertThat(poll.get("met")).isEqualTo(false);
+        assertThat((Double) row(dir, "info: Fairness, threads engine: 8 B Write p99, Read storm / none").get("ratio"))
+                .isCloseTo(3.0, within(1e-4));
+        assertThat(out).contains("Fairness, shared engine: 8 B Write p99, Read storm / none (us, by run): "
+                + "400.000/50.000 = 8.00, 90.000/60.000 = 1.50, 80.000/40.000 = 2.00");
+    }
+
     /** Writes each {@code tag, content} pair to a file, runs the report, returns what it printed. */
     private static String report(Path dir, String... tagsAndContents) throws Exception {
         String[] args = new String[1 + tagsAndContents.length / 2];
