@@ -121,7 +121,6 @@ final class LoopDrive {
         }
         standingBy = false;
         if (!rxDone) {
-            want(SelectionKey.OP_READ, true);
             rx.owesRead();
             runRx(); // may stand by again at once (its entry in the loop's list stays)
         }
@@ -143,25 +142,17 @@ final class LoopDrive {
         if (rxDone || standingBy) {
             return;
         }
-        if (awaitingStep) {
-            awaitingStep = false;
-            want(SelectionKey.OP_READ, true);
-        }
-        switch (rx.loopReadable()) {
+        int outcome = rx.loopReadable();
+        // the socket is watched only while the loop goes on reading it
+        want(SelectionKey.OP_READ, outcome == RxEngine.LOOP_READ);
+        awaitingStep = outcome == RxEngine.LOOP_AWAIT_STEP;
+        switch (outcome) {
             case RxEngine.LOOP_STANDBY -> {
                 standingBy = true;
-                want(SelectionKey.OP_READ, false);
                 drive.beginStandBy(System.nanoTime());
                 loop.standBy(this);
             }
-            case RxEngine.LOOP_AWAIT_STEP -> {
-                awaitingStep = true;
-                want(SelectionKey.OP_READ, false);
-            }
-            case RxEngine.LOOP_ENDED -> {
-                rxDone = true;
-                want(SelectionKey.OP_READ, false);
-            }
+            case RxEngine.LOOP_ENDED -> rxDone = true;
             default -> { }
         }
     }
