@@ -229,7 +229,7 @@ public final class JndkLatency {
                 }
                 n.t0 = System.nanoTime();
                 a.post(1, b, true);
-                if (!n.done.await(WAIT_NS + BUDGET_NS, java.util.concurrent.TimeUnit.NANOSECONDS)) {
+                if (!n.done.await(WAIT_NS + Warmup.MAX_NANOS + BUDGET_NS, java.util.concurrent.TimeUnit.NANOSECONDS)) {
                     throw new IllegalStateException("the notification-driven ping-pong stalled after "
                             + n.measured + " rounds");
                 }

@@ -466,6 +466,20 @@ final class ConsumerDrive {
     }
 
     /**
+     * The shared engine, the flush an engine thread deferred after a notification that posted
+     * ({@link TxEngine#kick}): runs the transmit side on this thread when it is free, never waiting for the socket,
+     * whatever number of requests the notification posted (they are batched now).
+     *
+     * @return whether this thread transmitted (false: the engine loop is to be woken)
+     */
+    boolean transmitDeferred(TxEngine tx) {
+        if (state.failure() != null || state.isClosed() || Thread.currentThread().isInterrupted()) {
+            return false;
+        }
+        return tx.runInline(INLINE_TURNS, false, !polling);
+    }
+
+    /**
      * Polling mode, after a consumer's step that handed the transmit side work ({@link #transmitAfterStep}): runs
      * the transmit side on the consumer's thread when it is free, never waiting for the socket (a CQ poll does not
      * block).

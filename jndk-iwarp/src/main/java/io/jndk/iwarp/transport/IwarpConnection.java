@@ -240,6 +240,11 @@ public final class IwarpConnection implements WireConnection {
         closeChannel();
     }
 
+    /** @return the transmit side, or null before {@link #start} (for tests) */
+    TxEngine txEngine() {
+        return tx;
+    }
+
     /**
      * New work from the posting thread. In polling mode the poster sends it itself when no other thread is
      * transmitting (the caller-runs path, {@link ConsumerDrive#transmitInline}); otherwise, and always in blocking

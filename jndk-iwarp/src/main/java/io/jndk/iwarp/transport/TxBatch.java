@@ -83,6 +83,8 @@ final class TxBatch {
     private boolean carried;
     /** The owner is a consumer's thread (a poster, or a poller sending what its step handed over): FPDUS_OUT_INLINE. */
     private boolean inline;
+    /** System calls that wrote to the socket (the owner's; tests read it once the requests written were sent). */
+    long writeCalls;
 
     TxBatch(SocketChannel channel, QpPort qp, FpduEncoder encoder, ConnectionCapture capture, WireCounters counters,
             ConsumerDrive drive, boolean nonBlocking) {
@@ -387,6 +389,7 @@ final class TxBatch {
         long remaining = batchBytes - written;
         while (remaining > 0) {
             long n = entries == 1 ? channel.write(gather[0]) : channel.write(gather, 0, entries);
+            writeCalls++;
             written += n;
             remaining -= n;
             if (n == 0) {
@@ -406,6 +409,7 @@ final class TxBatch {
      */
     boolean writeWhole(ByteBuffer frame) throws IOException {
         while (frame.hasRemaining()) {
+            writeCalls++;
             if (channel.write(frame) == 0) {
                 if (nonBlocking) {
                     return false;

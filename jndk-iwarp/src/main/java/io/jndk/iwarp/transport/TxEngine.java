@@ -86,6 +86,11 @@ final class TxEngine implements Runnable {
     /** Work the provider deferred to this thread (inline notifications), run once no lock is held. */
     private EngineThread deferred;
 
+    // ---- posting engine threads (inline notifications) ----------------------------------------------------
+    /** A flush of this side is deferred on an engine thread ({@link #deferFlush}); cleared as it runs. */
+    private volatile boolean flushDeferred;
+    private final EngineThread.Task flush = this::flush;
+
     // ---- the shared engine ------------------------------------------------------------------------------------
     /** The shared engine: every owner runs resumable turns that never wait for the socket ({@link TxLoopTurns}). */
     private final boolean resumable;
@@ -134,10 +139,44 @@ final class TxEngine implements Runnable {
      */
     void kick() {
         signal.set(true);
+        if (resumable && deferFlush()) {
+            return;
+        }
         if (drive.transmitInline(this)) {
             return;
         }
         wakeOwner();
+    }
+
+    /**
+     * The shared engine, a post on an engine thread (a consumer's notification running inline): the request goes out
+     * once the notification has returned, with everything else it posted, in one gathering write (as Netty's event
+     * loop writes and flushes). A notification that posts a Write and then a Send that solicits an event (an iWARP
+     * consumer's way to say "the data is there") otherwise sends two segments, and the peer may wake for each.
+     *
+     * @return whether a flush is deferred on this thread (false: not an engine thread)
+     */
+    private boolean deferFlush() {
+        if (flushDeferred) {
+            return true; // an engine thread's flush is due: it sends this request too (it runs after this post)
+        }
+        if (!EngineThread.isEngineThread()) {
+            return false;
+        }
+        flushDeferred = true;
+        if (!EngineThread.defer(flush, 0)) {
+            flushDeferred = false;
+            return false;
+        }
+        return true;
+    }
+
+    /** The deferred flush ({@link #deferFlush}): sends what the notification posted, or wakes the transmit side. */
+    private void flush(int unused) {
+        flushDeferred = false;
+        if (!drive.transmitDeferred(this)) {
+            wakeOwner();
+        }
     }
 
     /** Wakes the transmit thread (every engine-internal hand-off: never sends on the calling thread). */

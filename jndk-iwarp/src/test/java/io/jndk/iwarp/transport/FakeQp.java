@@ -32,6 +32,10 @@ final class FakeQp implements QpPort {
     private final int ord;
     private final int chunk;
     volatile WireConnection connection;
+    /** Run on the receiving thread after each receive completes (a notification's stand-in), or null. */
+    volatile Runnable onReceive;
+    /** Whether {@link #postedAlone} reports a lone request as a provider's QP does (false: never, the default). */
+    volatile boolean reportsAlone;
 
     /**
      * @param ird inbound read limit
@@ -123,6 +127,11 @@ final class FakeQp implements QpPort {
     }
 
     @Override
+    public boolean postedAlone() {
+        return reportsAlone && sq.size() <= 1;
+    }
+
+    @Override
     public void sent(WireRequest request) {
         events.add("sent " + request.handle);
     }
@@ -182,6 +191,10 @@ final class FakeQp implements QpPort {
         }
         events.add("recv " + bytes + (solicited ? " se" : "") + (invalidate ? " inv "
             + Integer.toHexString(invalidateToken) : ""));
+        Runnable r = onReceive;
+        if (r != null) {
+            r.run();
+        }
         return 0;
     }
 
