@@ -245,7 +245,7 @@ public final class JndkLatency {
          * A CQ notification: take completions, repost receives, answer each echo, re-arm. The provider serializes
          * the callbacks of one CQ; only A's touch the measurement.
          */
-        void onNotify(Side self, Side peer, boolean measuring, int cqStatus) {
+        void onNotify(Side self, Side peer, boolean sideA, int cqStatus) {
             if (finished) {
                 return;
             }
@@ -257,7 +257,7 @@ public final class JndkLatency {
                 for (int i = 0; i < got; i++) {
                     Calls.check("Receive", self.qp.receive(RECEIVE, self.none, 0));
                     long v = (long) LONG.getOpaque(self.inbox, 0L);
-                    if (!measuring) {
+                    if (!sideA) {
                         self.post(v, peer, true); // B: the echo, from its notification
                         continue;
                     }
