@@ -182,6 +182,9 @@ for round in 1 2 3; do
 done
 "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.JndkLatency 20000 iwarp modes=block notify=inline poll=true \
     >> "$R-latency.jsonl"
+echo "the notification-driven ping-pong with the loops polling 20 us after work (engine.spin.us=20, information)..." >&2
+"$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.JndkLatency 20000 iwarp modes=notify notify=inline poll=true \
+    engine.spin.us=20 > "$R-latency-spin.jsonl"
 echo "the same with the engine's defaults..." >&2
 "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.JndkLatency 20000 iwarp > "$R-latency-default.jsonl"
 roce_runs
@@ -211,7 +214,7 @@ echo "machine: $(nproc) cores, $(uname -sr), $("$JAVA" -version 2>&1 | head -n1)
     udp-pairs="$R-udp-pairs.jsonl" iwarp="$R-iwarp.jsonl" iwarp-crc="$R-iwarp-crc.jsonl" iwarp-poll="$R-iwarp-poll.jsonl" \
     iwarp-poll-crc="$R-iwarp-poll-crc.jsonl" iwarp-block="$R-iwarp-block.jsonl" \
     iwarp-block-crc="$R-iwarp-block-crc.jsonl" iwarp-block-each="$R-iwarp-block-each.jsonl" loopback="$R-loopback.jsonl" latency="$R-latency.jsonl" \
-    latency-default="$R-latency-default.jsonl" scale="$R-scale.jsonl" roce="$R-roce.jsonl" \
+    latency-default="$R-latency-default.jsonl" latency-spin="$R-latency-spin.jsonl" scale="$R-scale.jsonl" roce="$R-roce.jsonl" \
     latency-roce="$R-latency-roce.jsonl" fairness="$R-fairness.jsonl"
 echo "fairness (8-byte Write p99 with and without the Read storm; target: within 5x):"
 cat "$R-fairness.jsonl"

@@ -104,7 +104,8 @@ public final class Report {
                 records.put(key, m);
                 samples.computeIfAbsent(key, k -> new ArrayList<>()).add(m);
             } else if (m.containsKey("name")) {
-                String suffix = tag.endsWith("-default") ? ".default" : tag.endsWith("-roce") ? ".roce" : "";
+                String suffix = tag.endsWith("-default") ? ".default" : tag.endsWith("-roce") ? ".roce"
+                        : tag.endsWith("-spin") ? ".spin" : "";
                 records.put(m.get("name") + suffix, m);
                 samples.computeIfAbsent(m.get("name") + suffix, k -> new ArrayList<>()).add(m);
             } else if (m.containsKey("op")) {
@@ -185,6 +186,8 @@ public final class Report {
         streamRows("info: ", "iwarp", "default mode", Double.NaN, false);
         add("info: RDMA Write 8 B RTT p50, waiter thread woken vs NIO blocking", "jndk.write8.block", "rtt_p50_us",
                 "nio.pingpong.block", "rtt_p50_us", "us", Double.NaN);
+        add("info: RDMA Write 8 B RTT p50, notification, engine.spin.us=20 vs NIO blocking (last round)",
+                "jndk.write8.notify.spin", "rtt_p50_us", "nio.pair.pingpong.block", "rtt_p50_us", "us", Double.NaN);
         add("info: RDMA Write 8 B RTT p50, engine defaults vs NIO spinning", "jndk.write8.poll.default", "rtt_p50_us",
                 "nio.pingpong.spin", "rtt_p50_us", "us", Double.NaN);
         add("info: RDMA Write 8 B RTT p50, notification, engine defaults vs NIO", "jndk.write8.notify.default",

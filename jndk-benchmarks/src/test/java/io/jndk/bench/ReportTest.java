@@ -76,7 +76,14 @@ class ReportTest {
                 {"name":"jndk.write8.notify","transport":"iwarp","rtt_p50_us":45.0000,"rtt_p99_us":90.0000}
                 {"name":"jndk.write8.notify","transport":"iwarp","rtt_p50_us":63.0000,"rtt_p99_us":90.0000}
                 """;
-        report(dir, "base", base, "nio-pingpong-pairs", pingPongs, "latency", latency);
+        String spin = "{\"name\":\"jndk.write8.notify\",\"transport\":\"iwarp\",\"rtt_p50_us\":35.0000,"
+                + "\"rtt_p99_us\":50.0000}\n";
+        report(dir, "base", base, "nio-pingpong-pairs", pingPongs, "latency", latency, "latency-spin", spin);
+        // the run with engine.spin.us is information beside the last round's NIO blocking ping-pong, and does not
+        // enter the target row
+        Map<String, Object> info = row(dir,
+                "info: RDMA Write 8 B RTT p50, notification, engine.spin.us=20 vs NIO blocking (last round)");
+        assertThat((Double) info.get("ratio")).isCloseTo(0.5, within(1e-4));
         // rounds 60/80 = 0.75, 45/50 = 0.90, 63/70 = 0.90: the median is 0.90, met (the last run alone, 63 against the
         // unpaired 50, would say 1.26)
         Map<String, Object> row = row(dir, "RDMA Write 8 B RTT p50, notification vs NIO blocking, paired");

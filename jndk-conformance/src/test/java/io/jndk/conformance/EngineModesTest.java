@@ -44,7 +44,8 @@ class EngineModesTest {
     static List<Map<String, String>> modes() {
         return List.of(Map.of("engine", "shared"), Map.of("engine", "shared", "engine.loops", "1"),
                 Map.of("engine", "shared", "poll", "true"), Map.of("engine", "shared", "notify", "inline"),
-                Map.of("engine", "shared", "notify", "inline", "poll", "true"), Map.of("engine", "threads"),
+                Map.of("engine", "shared", "notify", "inline", "poll", "true"),
+                Map.of("engine", "shared", "notify", "inline", "engine.spin.us", "20"), Map.of("engine", "threads"),
                 Map.of("engine", "threads", "poll", "true"),
                 Map.of("engine", "threads", "poll", "true", "poll.spin.us", "20"),
                 Map.of("engine", "threads", "notify", "inline"),

@@ -10,12 +10,14 @@ import java.io.UncheckedIOException;
 final class EngineLoops {
     private final EngineLoop[] loops;
     private final String name;
+    private final long spinNanos;
     private int next;
     private volatile boolean closing;
 
-    EngineLoops(int count, String name) {
+    EngineLoops(int count, String name, long spinNanos) {
         this.loops = new EngineLoop[count];
         this.name = name;
+        this.spinNanos = spinNanos;
     }
 
     /** @return the loop a new connection joins (started if it was not running); it counts the connection */
@@ -25,7 +27,7 @@ final class EngineLoops {
         EngineLoop l = loops[i];
         if (l == null || !l.attach()) {
             try {
-                l = new EngineLoop(this, name + "-" + i);
+                l = new EngineLoop(this, name + "-" + i, spinNanos);
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot open an engine loop's selector", e);
             }

@@ -19,18 +19,23 @@ import java.util.Map;
  * @param loops the shared engine: engine loops of the adapter
  * @param poll polling mode
  * @param spinNanos polling mode, the thread engine: how long the receive thread spins for input before it waits
+ * @param loopSpinNanos the shared engine ({@code engine.spin.us}): how long a loop polls its selector after a turn
+ *     with work before it waits (default 0: it waits at once)
  */
-record EngineMode(boolean shared, int loops, boolean poll, long spinNanos) {
+record EngineMode(boolean shared, int loops, boolean poll, long spinNanos, long loopSpinNanos) {
     /**
      * Default receive spin of the polling mode, in microseconds: none, because on a machine with few cores the
      * spinning receive threads take the cores the consumers and the transmit side need (docs/DECISIONS.md).
      */
     static final long DEFAULT_SPIN_MICROS = 0;
+    /** Most {@code engine.spin.us} (a millisecond). */
+    static final long MAX_LOOP_SPIN_MICROS = 1_000;
     /** Most engine loops an adapter may run. */
     static final int MAX_LOOPS = 256;
 
     /**
      * Reads the adapter options {@code engine} ({@code shared} or {@code threads}), {@code engine.loops},
+     * {@code engine.spin.us} (0 to {@value #MAX_LOOP_SPIN_MICROS}),
      * {@code poll} ({@code true}/{@code false}) and {@code poll.spin.us} (docs/DECISIONS.md, "Threading model"), and
      * {@code threads}, which takes {@code platform} only: virtual threads were measured and removed
      * (docs/DECISIONS.md, "The shared engine").
@@ -51,7 +56,8 @@ record EngineMode(boolean shared, int loops, boolean poll, long spinNanos) {
         int loops = (int) OptionValues.number(options, "engine.loops", Runtime.getRuntime().availableProcessors(), 1,
             MAX_LOOPS);
         long spin = poll ? OptionValues.number(options, "poll.spin.us", DEFAULT_SPIN_MICROS, 0, 60_000_000L) * 1_000 : 0;
-        return new EngineMode(engine.equals("shared"), loops, poll, spin);
+        long loopSpin = OptionValues.number(options, "engine.spin.us", 0, 0, MAX_LOOP_SPIN_MICROS) * 1_000;
+        return new EngineMode(engine.equals("shared"), loops, poll, spin, loopSpin);
     }
 
     /** An unstarted engine thread (the thread engine). */

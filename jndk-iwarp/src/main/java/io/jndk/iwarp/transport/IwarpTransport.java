@@ -69,6 +69,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       (docs/DECISIONS.md, "The shared engine");</li>
  *   <li>{@code engine.loops} (default: the number of cores, 1 to {@value EngineMode#MAX_LOOPS}): the shared
  *       engine's loops of this adapter; a loop runs while it serves connections and ends after a short idle time;</li>
+ *   <li>{@code engine.spin.us} (default 0, at most {@value EngineMode#MAX_LOOP_SPIN_MICROS}): after a turn with
+ *       work, a shared engine loop polls its selector for up to this long before it waits, so that an answer that
+ *       comes meanwhile costs no thread wake-up (latency for CPU time, as Linux's busy polling of sockets);</li>
  *   <li>{@code threads} ({@code platform} only: virtual threads were removed): the thread engine, the kind of
  *       each connection's transmit and receive thread (docs/DECISIONS.md, "Threading model");</li>
  *   <li>{@code poll} ({@code true}/{@code false}, default false): polling mode for latency: a post transmits on
@@ -130,7 +133,8 @@ public final class IwarpTransport implements WireTransport {
         this.crc = Boolean.parseBoolean(o.getOrDefault("crc", "false"));
         this.engine = EngineMode.of(o);
         this.loops = engine.shared()
-            ? new EngineLoops(engine.loops(), "iwarp-engine-" + ADAPTERS.incrementAndGet()) : null;
+            ? new EngineLoops(engine.loops(), "iwarp-engine-" + ADAPTERS.incrementAndGet(),
+                engine.loopSpinNanos()) : null;
         this.buffers = new SocketBuffers(bytes(o, "tcp.sndbuf"), bytes(o, "tcp.rcvbuf"));
         String m = o.get("mss");
         this.mss = m == null ? null

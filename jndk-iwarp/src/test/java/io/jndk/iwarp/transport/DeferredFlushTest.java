@@ -6,7 +6,6 @@ import io.jndk.provider.spi.EngineThread;
 import java.lang.foreign.MemorySegment;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -58,19 +57,6 @@ class DeferredFlushTest {
             assertThat(p.client.next()).isEqualTo("recv 8");
             assertThat(target.asSlice(0, 8).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)).containsOnly(1);
             assertThat(target.asSlice(8, 8).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE)).containsOnly(2);
-        }
-    }
-
-    /** A poster that is not an engine thread still sends a lone small request itself, at once. */
-    @Test
-    void aConsumerThreadsLonePostIsSentAtOnce() throws Exception {
-        try (Pair p = Pair.open(Map.of("engine", "shared"), 4096)) {
-            p.client.region(CLIENT_STAG, 8);
-            MemorySegment one = p.server.region(0x00222200, 8).fill((byte) 1);
-            p.server.reportsAlone = true;
-            p.server.post(FakeQp.write("w1", p.server.cursor(one), CLIENT_STAG, 0));
-            // sent on this thread, before post returned: no engine thread took part
-            assertThat(p.server.events.poll()).isEqualTo("sent w1");
         }
     }
 }

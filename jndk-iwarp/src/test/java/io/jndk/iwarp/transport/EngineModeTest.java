@@ -24,6 +24,8 @@ class EngineModeTest {
         assertThat(m.poll()).isTrue();
         assertThat(m.spinNanos()).isEqualTo(20_000);
         assertThat(EngineMode.of(Map.of("engine.loops", "3")).loops()).isEqualTo(3);
+        assertThat(EngineMode.of(Map.of("engine.spin.us", "20")).loopSpinNanos()).isEqualTo(20_000);
+        assertThat(EngineMode.of(Map.of()).loopSpinNanos()).isZero();
     }
 
     @Test
@@ -41,6 +43,10 @@ class EngineModeTest {
         assertThatThrownBy(() -> EngineMode.of(Map.of("engine.loops", "0")))
             .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> EngineMode.of(Map.of("engine.loops", Integer.toString(EngineMode.MAX_LOOPS + 1))))
+            .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> EngineMode.of(Map.of("engine.spin.us",
+            Long.toString(EngineMode.MAX_LOOP_SPIN_MICROS + 1)))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> EngineMode.of(Map.of("engine.spin.us", "-1")))
             .isInstanceOf(IllegalArgumentException.class);
     }
 }
