@@ -473,10 +473,7 @@ final class ConsumerDrive {
      * @return whether this thread transmitted (false: the engine loop is to be woken)
      */
     boolean transmitDeferred(TxEngine tx) {
-        if (state.failure() != null || state.isClosed() || Thread.currentThread().isInterrupted()) {
-            return false;
-        }
-        return tx.runInline(INLINE_TURNS, false, !polling);
+        return !inlineRefused() && tx.runInline(INLINE_TURNS, false, !polling);
     }
 
     /**
@@ -490,11 +487,18 @@ final class ConsumerDrive {
         return transmitInline(tx, false);
     }
 
+    /**
+     * Whether the calling thread must leave the transmit side to its engine: outside both the polling mode and the
+     * shared engine, after a failure or the close, or when the thread is interrupted (it would close the channel in
+     * its write, an interruptible channel, or not wait in a selector).
+     */
+    private boolean inlineRefused() {
+        return !polling && !shared || state.failure() != null || state.isClosed()
+            || Thread.currentThread().isInterrupted();
+    }
+
     private boolean transmitInline(TxEngine tx, boolean mayWait) {
-        // an interrupted poster would close the channel in its write (an interruptible channel), or not wait in a
-        // selector: leave it to the transmit thread
-        if (!polling && !shared || state.failure() != null || state.isClosed()
-            || Thread.currentThread().isInterrupted()) {
+        if (inlineRefused()) {
             return false;
         }
         if (polling) {
