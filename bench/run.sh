@@ -194,12 +194,16 @@ echo "jndk $QPS QPs over iwarp (the shared engine, the default)..." >&2
 echo "fairness: 100 QPs of 8-byte Writes, alone and beside one QP's 1 MiB Read storm (each engine, each mode)..." >&2
 : > "$R-fairness.jsonl"
 # the shared engine's two modes (the target rows) three times each, the report taking the median of the runs' ratios
-# (a single run's p99 ratio moved between 0.6 and 13 from one run to the next on the same build); the thread engine
-# once (information)
+# (a single run's p99 ratio moved between 0.6 and 13 from one run to the next on the same build), each run beside one
+# with engine.yield.us=0 (information: loops that never yield after a long turn); the thread engine once (information)
 for run in 1 2 3; do
     for poll in false true; do
-        "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.Fairness 100 20000 engine=shared poll=$poll \
-            >> "$R-fairness.jsonl"
+        for yield in default 0; do
+            opt=()
+            [ "$yield" = default ] || opt=("engine.yield.us=$yield")
+            "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.Fairness 100 20000 engine=shared poll=$poll \
+                "${opt[@]}" >> "$R-fairness.jsonl"
+        done
     done
 done
 for poll in false true; do

@@ -111,10 +111,11 @@ public final class Fairness {
             stop.set(true);
             t.join();
             double qp99 = quiet[(int) (quiet.length * 0.99)] / 1000.0, lp99 = loaded[(int) (loaded.length * 0.99)] / 1000.0;
-            System.out.printf(Locale.ROOT, "{\"name\":\"fairness\",\"engine\":\"%s\",\"poll\":%s,\"storm\":\"%s\",\"writers\":%d,\"samples\":%d,\"quiet_p50_us\":%.2f,"
+            System.out.printf(Locale.ROOT, "{\"name\":\"fairness\",\"engine\":\"%s\",\"poll\":%s,\"yield_us\":\"%s\",\"storm\":\"%s\",\"writers\":%d,\"samples\":%d,\"quiet_p50_us\":%.2f,"
                     + "\"quiet_p99_us\":%.2f,\"storm_p50_us\":%.2f,\"storm_p99_us\":%.2f,\"p99_ratio\":%.3f,"
                     + "\"storm_read_gbytes_per_s\":%.4f}%n", options.getOrDefault("engine", "shared"),
-                    options.getOrDefault("poll", "false"), spin ? "spin" : "wait", writers, samples, quiet[quiet.length / 2] / 1000.0, qp99,
+                    options.getOrDefault("poll", "false"), options.getOrDefault("engine.yield.us", "default"),
+                    spin ? "spin" : "wait", writers, samples, quiet[quiet.length / 2] / 1000.0, qp99,
                     loaded[loaded.length / 2] / 1000.0, lp99, lp99 / qp99, stormGbs);
         }
     }

@@ -100,7 +100,8 @@ public final class Report {
         for (String line : Files.readAllLines(file)) {
             Map<String, String> m = parse(line);
             if ("fairness".equals(m.get("name"))) { // one record per engine and mode and run
-                String key = "fairness." + m.get("engine") + ("true".equals(m.get("poll")) ? ".poll" : "");
+                String key = "fairness." + m.get("engine") + ("true".equals(m.get("poll")) ? ".poll" : "")
+                        + ("0".equals(m.get("yield_us")) ? ".noyield" : "");
                 records.put(key, m);
                 samples.computeIfAbsent(key, k -> new ArrayList<>()).add(m);
             } else if (m.containsKey("name")) {
@@ -165,11 +166,14 @@ public final class Report {
                     1.0));
         }
         // fair service: the 8-byte Writes' p99 beside a 1 MiB Read storm against their p99 without it (Fairness)
-        for (String mode : List.of("shared", "shared.poll", "threads", "threads.poll")) {
-            boolean shared = mode.startsWith("shared");
-            addRuns((shared ? "" : "info: ") + "Fairness, " + mode.replace(".poll", "") + " engine"
-                    + (mode.endsWith(".poll") ? ", polling" : "") + ": 8 B Write p99, Read storm / none",
-                    "fairness." + mode, "storm_p99_us", "quiet_p99_us", "us", shared ? -5 : Double.NaN);
+        // (information: the shared engine with engine.yield.us=0, its loops never yielding after a long turn)
+        for (String mode : List.of("shared", "shared.poll", "shared.noyield", "shared.poll.noyield", "threads",
+                "threads.poll")) {
+            boolean target = mode.equals("shared") || mode.equals("shared.poll");
+            addRuns((target ? "" : "info: ") + "Fairness, " + mode.replace(".poll", "").replace(".noyield", "")
+                    + " engine" + (mode.contains(".poll") ? ", polling" : "")
+                    + (mode.endsWith(".noyield") ? ", engine.yield.us=0" : "") + ": 8 B Write p99, Read storm / none",
+                    "fairness." + mode, "storm_p99_us", "quiet_p99_us", "us", target ? -5 : Double.NaN);
         }
         // roce (RoCEv2 over loopback UDP): against raw Java UDP of the same datagram size (UdpBaseline)
         for (String op : List.of("write", "read", "send")) {

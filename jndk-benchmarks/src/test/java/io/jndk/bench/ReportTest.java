@@ -101,6 +101,7 @@ class ReportTest {
                 {"name":"fairness","engine":"shared","poll":false,"quiet_p99_us":40.00,"storm_p99_us":80.00}
                 {"name":"fairness","engine":"shared","poll":true,"quiet_p99_us":50.00,"storm_p99_us":350.00}
                 {"name":"fairness","engine":"threads","poll":false,"quiet_p99_us":100.00,"storm_p99_us":300.00}
+                {"name":"fairness","engine":"shared","poll":false,"yield_us":"0","quiet_p99_us":50.00,"storm_p99_us":500.00}
                 """;
         String out = report(dir, "fairness", runs);
         // default mode: 8.0, 1.5, 2.0, median 2.0 (the first run alone would say 8.0); polling: 2.5, 6.0, 7.0, median 6.0
@@ -113,6 +114,10 @@ class ReportTest {
         assertThat(poll.get("met")).isEqualTo(false);
         assertThat((Double) row(dir, "info: Fairness, threads engine: 8 B Write p99, Read storm / none").get("ratio"))
                 .isCloseTo(3.0, within(1e-4));
+        // a run with engine.yield.us=0 is information of its own, never one of the target row's runs
+        Map<String, Object> noYield = row(dir,
+                "info: Fairness, shared engine, engine.yield.us=0: 8 B Write p99, Read storm / none");
+        assertThat((Double) noYield.get("ratio")).isCloseTo(10.0, within(1e-4));
         assertThat(out).contains("Fairness, shared engine: 8 B Write p99, Read storm / none (us, by run): "
                 + "400.000/50.000 = 8.00, 90.000/60.000 = 1.50, 80.000/40.000 = 2.00");
     }

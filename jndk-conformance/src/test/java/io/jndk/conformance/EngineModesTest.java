@@ -27,7 +27,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The iWARP engine's modes move every byte alike: the shared engine ({@code engine=shared}, the default, and on one
- * engine loop) and the thread engine, each with the polling mode (a posting
+ * engine loop, and on one loop that yields its CPU after nearly every turn: {@code engine.yield.us=1}) and the
+ * thread engine, each with the polling mode (a posting
  * thread transmits itself when the transmit side is free; with and without the receive spin), and notifications
  * delivered on the engine threads ({@code notify=inline}). Many requests are in flight at once, so posters and the
  * transmit thread take turns on one connection.
@@ -45,7 +46,8 @@ class EngineModesTest {
         return List.of(Map.of("engine", "shared"), Map.of("engine", "shared", "engine.loops", "1"),
                 Map.of("engine", "shared", "poll", "true"), Map.of("engine", "shared", "notify", "inline"),
                 Map.of("engine", "shared", "notify", "inline", "poll", "true"),
-                Map.of("engine", "shared", "notify", "inline", "engine.spin.us", "20"), Map.of("engine", "threads"),
+                Map.of("engine", "shared", "notify", "inline", "engine.spin.us", "20"),
+                Map.of("engine", "shared", "engine.loops", "1", "engine.yield.us", "1"), Map.of("engine", "threads"),
                 Map.of("engine", "threads", "poll", "true"),
                 Map.of("engine", "threads", "poll", "true", "poll.spin.us", "20"),
                 Map.of("engine", "threads", "notify", "inline"),

@@ -58,10 +58,17 @@ final class EngineLoop implements Runnable {
     private final Consumer<SelectionKey> onKey = this::onKey;
     /** {@code engine.spin.us}: how long the loop polls its selector after a turn with work before it waits. */
     private final long spinNanos;
+    /** {@code engine.yield.us}: a turn longer than this yields the CPU before the next selection (0: never). */
+    private final long yieldNanos;
+    /** When this turn's first selected key was served (0: none yet); the loop thread's own. */
+    private long keysServedFrom;
+    /** Turns after which the loop yielded its CPU (written by the loop thread only; read by tests). */
+    private volatile long yields;
 
-    EngineLoop(EngineLoops group, String name, long spinNanos) throws IOException {
+    EngineLoop(EngineLoops group, String name, EngineMode mode) throws IOException {
         this.group = group;
-        this.spinNanos = spinNanos;
+        this.spinNanos = mode.loopSpinNanos();
+        this.yieldNanos = mode.loopYieldNanos();
         this.selector = Selector.open();
         this.thread = Thread.ofPlatform().daemon(true).name(name).unstarted(this);
     }
@@ -162,11 +169,15 @@ final class EngineLoop implements Runnable {
                         selecting = false;
                     }
                 }
+                long scheduledFrom = yieldNanos > 0 ? System.nanoTime() : 0;
                 deferred.runPending();
                 releaseDeparted(leaving);
                 worked = serveScheduled(deferred) || selected > 0;
                 if (!standing.isEmpty()) {
                     tick(deferred);
+                }
+                if (yieldNanos > 0) {
+                    yieldAfterLongTurn(scheduledFrom);
                 }
             }
         } catch (IOException | RuntimeException e) {
@@ -198,7 +209,31 @@ final class EngineLoop implements Runnable {
         departing.subList(0, n).clear();
     }
 
+    /**
+     * {@code engine.yield.us}: a turn that ran longer than {@link #yieldNanos} (its selected keys' actions, which run
+     * inside the selection, and then its scheduled connections) yields the CPU. A thread that waits for this CPU (a
+     * consumer, another loop, a thread of another process) runs before the loop's next turn instead of after the
+     * scheduler's time slice; with nobody waiting the yield returns at once. The kernel's own long loops do the same
+     * ({@code cond_resched}, as siw's transmit thread between its work items).
+     */
+    private void yieldAfterLongTurn(long scheduledFrom) {
+        long from = keysServedFrom != 0 ? keysServedFrom : scheduledFrom;
+        keysServedFrom = 0;
+        if (System.nanoTime() - from > yieldNanos) {
+            yields++;
+            Thread.yield();
+        }
+    }
+
+    /** @return the turns after which this loop yielded its CPU ({@code engine.yield.us}) */
+    long yields() {
+        return yields;
+    }
+
     private void onKey(SelectionKey k) {
+        if (yieldNanos > 0 && keysServedFrom == 0) {
+            keysServedFrom = System.nanoTime();
+        }
         if (!k.isValid()) {
             return;
         }

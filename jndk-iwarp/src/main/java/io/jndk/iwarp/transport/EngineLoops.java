@@ -10,14 +10,14 @@ import java.io.UncheckedIOException;
 final class EngineLoops {
     private final EngineLoop[] loops;
     private final String name;
-    private final long spinNanos;
+    private final EngineMode mode;
     private int next;
     private volatile boolean closing;
 
-    EngineLoops(int count, String name, long spinNanos) {
-        this.loops = new EngineLoop[count];
+    EngineLoops(EngineMode mode, String name) {
+        this.loops = new EngineLoop[mode.loops()];
         this.name = name;
-        this.spinNanos = spinNanos;
+        this.mode = mode;
     }
 
     /** @return the loop a new connection joins (started if it was not running); it counts the connection */
@@ -27,7 +27,7 @@ final class EngineLoops {
         EngineLoop l = loops[i];
         if (l == null || !l.attach()) {
             try {
-                l = new EngineLoop(this, name + "-" + i, spinNanos);
+                l = new EngineLoop(this, name + "-" + i, mode);
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot open an engine loop's selector", e);
             }

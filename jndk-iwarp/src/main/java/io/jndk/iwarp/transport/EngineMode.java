@@ -21,8 +21,10 @@ import java.util.Map;
  * @param spinNanos polling mode, the thread engine: how long the receive thread spins for input before it waits
  * @param loopSpinNanos the shared engine ({@code engine.spin.us}): how long a loop polls its selector after a turn
  *     with work before it waits (default 0: it waits at once)
+ * @param loopYieldNanos the shared engine ({@code engine.yield.us}): a loop whose turn ran longer than this yields
+ *     its CPU before its next selection (0: never)
  */
-record EngineMode(boolean shared, int loops, boolean poll, long spinNanos, long loopSpinNanos) {
+record EngineMode(boolean shared, int loops, boolean poll, long spinNanos, long loopSpinNanos, long loopYieldNanos) {
     /**
      * Default receive spin of the polling mode, in microseconds: none, because on a machine with few cores the
      * spinning receive threads take the cores the consumers and the transmit side need (docs/DECISIONS.md).
@@ -30,12 +32,20 @@ record EngineMode(boolean shared, int loops, boolean poll, long spinNanos, long 
     static final long DEFAULT_SPIN_MICROS = 0;
     /** Most {@code engine.spin.us} (a millisecond). */
     static final long MAX_LOOP_SPIN_MICROS = 1_000;
+    /**
+     * Default {@code engine.yield.us}: a turn longer than this (a bulk transfer's budget, a burst of connections)
+     * gives a thread that waits for the loop's CPU its turn (docs/DECISIONS.md, "A loop yields after a long turn").
+     */
+    static final long DEFAULT_LOOP_YIELD_MICROS = 50;
+    /** Most {@code engine.yield.us} (a second). */
+    static final long MAX_LOOP_YIELD_MICROS = 1_000_000;
     /** Most engine loops an adapter may run. */
     static final int MAX_LOOPS = 256;
 
     /**
      * Reads the adapter options {@code engine} ({@code shared} or {@code threads}), {@code engine.loops},
-     * {@code engine.spin.us} (0 to {@value #MAX_LOOP_SPIN_MICROS}),
+     * {@code engine.spin.us} (0 to {@value #MAX_LOOP_SPIN_MICROS}), {@code engine.yield.us} (0 to
+     * {@value #MAX_LOOP_YIELD_MICROS}, default {@value #DEFAULT_LOOP_YIELD_MICROS}),
      * {@code poll} ({@code true}/{@code false}) and {@code poll.spin.us} (docs/DECISIONS.md, "Threading model"), and
      * {@code threads}, which takes {@code platform} only: virtual threads were measured and removed
      * (docs/DECISIONS.md, "The shared engine").
@@ -57,7 +67,9 @@ record EngineMode(boolean shared, int loops, boolean poll, long spinNanos, long 
             MAX_LOOPS);
         long spin = poll ? OptionValues.number(options, "poll.spin.us", DEFAULT_SPIN_MICROS, 0, 60_000_000L) * 1_000 : 0;
         long loopSpin = OptionValues.number(options, "engine.spin.us", 0, 0, MAX_LOOP_SPIN_MICROS) * 1_000;
-        return new EngineMode(engine.equals("shared"), loops, poll, spin, loopSpin);
+        long loopYield = OptionValues.number(options, "engine.yield.us", DEFAULT_LOOP_YIELD_MICROS, 0,
+            MAX_LOOP_YIELD_MICROS) * 1_000;
+        return new EngineMode(engine.equals("shared"), loops, poll, spin, loopSpin, loopYield);
     }
 
     /** An unstarted engine thread (the thread engine). */

@@ -80,6 +80,8 @@ public final class IwarpConnection implements WireConnection {
     /** Passive, client-server: the accept's thread while it holds the output ({@link #releaseHeldOutput}). */
     private volatile Thread holder;
     private volatile TxEngine tx;
+    /** The shared engine: this connection's place on its engine loop (null: the thread engine, or before start). */
+    private volatile LoopDrive place;
     private volatile RxEngine rx;
 
     /**
@@ -185,6 +187,7 @@ public final class IwarpConnection implements WireConnection {
         if (loops != null) {
             // the shared engine: both sides on one of the adapter's engine loops (LoopDrive)
             LoopDrive place = new LoopDrive(this, loops.assign(), transmitter, receiver);
+            this.place = place;
             transmitter.attach(place);
             receiver.attach(place);
             place.schedule();
@@ -243,6 +246,12 @@ public final class IwarpConnection implements WireConnection {
     /** @return the transmit side, or null before {@link #start} (for tests) */
     TxEngine txEngine() {
         return tx;
+    }
+
+    /** @return the shared engine's loop serving this connection, or null (the thread engine, or before start; tests) */
+    EngineLoop engineLoop() {
+        LoopDrive p = place;
+        return p == null ? null : p.engineLoop();
     }
 
     /**

@@ -72,6 +72,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code engine.spin.us} (default 0, at most {@value EngineMode#MAX_LOOP_SPIN_MICROS}): after a turn with
  *       work, a shared engine loop polls its selector for up to this long before it waits, so that an answer that
  *       comes meanwhile costs no thread wake-up (latency for CPU time, as Linux's busy polling of sockets);</li>
+ *   <li>{@code engine.yield.us} (default {@value EngineMode#DEFAULT_LOOP_YIELD_MICROS}, 0 to
+ *       {@value EngineMode#MAX_LOOP_YIELD_MICROS}; 0: never): a shared engine loop whose turn ran longer than this
+ *       yields its CPU before its next selection, so that a thread waiting for that CPU (a consumer, another loop)
+ *       runs before the loop's next long turn: a bulk transfer does not hold a core for whole scheduler time
+ *       slices;</li>
  *   <li>{@code threads} ({@code platform} only: virtual threads were removed): the thread engine, the kind of
  *       each connection's transmit and receive thread (docs/DECISIONS.md, "Threading model");</li>
  *   <li>{@code poll} ({@code true}/{@code false}, default false): polling mode for latency: a post transmits on
@@ -133,8 +138,7 @@ public final class IwarpTransport implements WireTransport {
         this.crc = Boolean.parseBoolean(o.getOrDefault("crc", "false"));
         this.engine = EngineMode.of(o);
         this.loops = engine.shared()
-            ? new EngineLoops(engine.loops(), "iwarp-engine-" + ADAPTERS.incrementAndGet(),
-                engine.loopSpinNanos()) : null;
+            ? new EngineLoops(engine, "iwarp-engine-" + ADAPTERS.incrementAndGet()) : null;
         this.buffers = new SocketBuffers(bytes(o, "tcp.sndbuf"), bytes(o, "tcp.rcvbuf"));
         String m = o.get("mss");
         this.mss = m == null ? null

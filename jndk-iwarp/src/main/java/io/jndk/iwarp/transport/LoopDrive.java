@@ -60,6 +60,11 @@ final class LoopDrive {
         }
     }
 
+    /** @return the engine loop serving this connection */
+    EngineLoop engineLoop() {
+        return loop;
+    }
+
     /** Serves this connection in the loop's next turn (any thread). */
     void schedule() {
         loop.schedule(this);

@@ -26,6 +26,9 @@ class EngineModeTest {
         assertThat(EngineMode.of(Map.of("engine.loops", "3")).loops()).isEqualTo(3);
         assertThat(EngineMode.of(Map.of("engine.spin.us", "20")).loopSpinNanos()).isEqualTo(20_000);
         assertThat(EngineMode.of(Map.of()).loopSpinNanos()).isZero();
+        assertThat(EngineMode.of(Map.of()).loopYieldNanos()).isEqualTo(EngineMode.DEFAULT_LOOP_YIELD_MICROS * 1_000);
+        assertThat(EngineMode.of(Map.of("engine.yield.us", "0")).loopYieldNanos()).isZero();
+        assertThat(EngineMode.of(Map.of("engine.yield.us", "200")).loopYieldNanos()).isEqualTo(200_000);
     }
 
     @Test
@@ -47,6 +50,10 @@ class EngineModeTest {
         assertThatThrownBy(() -> EngineMode.of(Map.of("engine.spin.us",
             Long.toString(EngineMode.MAX_LOOP_SPIN_MICROS + 1)))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> EngineMode.of(Map.of("engine.spin.us", "-1")))
+            .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> EngineMode.of(Map.of("engine.yield.us",
+            Long.toString(EngineMode.MAX_LOOP_YIELD_MICROS + 1)))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> EngineMode.of(Map.of("engine.yield.us", "-1")))
             .isInstanceOf(IllegalArgumentException.class);
     }
 }

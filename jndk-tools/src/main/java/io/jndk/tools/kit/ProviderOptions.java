@@ -81,6 +81,8 @@ public final class ProviderOptions {
             v -> decimal(v, 1, 256)));
         IWARP.put("engine.spin.us", new Kind("microseconds an engine loop polls after work before it waits, a decimal "
             + "number from 0 to 1000", v -> decimal(v, 0, 1000)));
+        IWARP.put("engine.yield.us", new Kind("microseconds of an engine loop's turn after which it yields its CPU, a "
+            + "decimal number from 0 (never) to 1000000", v -> decimal(v, 0, 1_000_000)));
         IWARP.put("threads", new Kind("platform (virtual threads were removed)", v -> v.equals("platform")));
         IWARP.put("mss", new Kind("an FPDU size in bytes, a decimal number from 64 to 65536", v -> decimal(v, 64, 65536)));
         IWARP.put("mpa.timeout.ms", MILLIS);
