@@ -41,6 +41,8 @@ public final class UdpBaseline {
     static final int BTH = 12;
     static final int RETH = 16;
     static final int ICRC = 4;
+    /** The value of an {@code acked} ping-pong's extra datagram (the rounds count from 1; -1 stops the echo). */
+    private static final long ACK = -2;
 
     /**
      * Entry point: {@code [seconds per streaming run, default 2] [MTU, default: the device's rule on 127.0.0.1]}, or
@@ -56,9 +58,11 @@ public final class UdpBaseline {
         stream(lo, datagram, 1.0); // warm the JIT and the socket paths
         if (pair) { // one stream and one ping-pong: bench/run.sh's sample before each round of the RoCE rows
             Stream one = stream(lo, datagram, seconds);
-            long[] rtt = pingPong(lo, 8, 50_000);
+            long[] rtt = pingPong(lo, 8, 50_000, false);
+            long[] acked = pingPong(lo, 8, 50_000, true);
             System.out.printf(Locale.ROOT, "{\"name\":\"udp.pair.roce\",\"mtu\":%d,\"gbytes_per_s\":%.4f,"
-                    + "\"rtt_p50_us\":%.4f}%n", mtu, one.gbs(mtu), rtt[rtt.length / 2] / 1000.0);
+                    + "\"rtt_p50_us\":%.4f,\"rtt_acked_p50_us\":%.4f}%n", mtu, one.gbs(mtu), rtt[rtt.length / 2] / 1000.0,
+                    acked[acked.length / 2] / 1000.0);
             return;
         }
         Stream[] runs = new Stream[RUNS];
@@ -72,7 +76,7 @@ public final class UdpBaseline {
                 + "\"sent_gbytes_per_s\":%.4f,\"loss\":%.4f,\"cpu_s_per_gb\":%.4f}%n", mtu, datagram,
                 m.gbs(mtu), runs[0].gbs(mtu), runs[RUNS - 1].gbs(mtu), RUNS, m.gbs(datagram), m.sentGbs(mtu), m.loss(),
                 m.cpuSeconds / (m.received * (double) mtu / 1e9));
-        long[] rtt = pingPong(lo, 8, 50_000);
+        long[] rtt = pingPong(lo, 8, 50_000, false);
         System.out.printf(Locale.ROOT, "{\"name\":\"udp.pingpong.spin\",\"size\":8,\"rtt_p50_us\":%.4f,\"rtt_p99_us\":%.4f,"
                 + "\"iters\":%d}%n", rtt[rtt.length / 2] / 1000.0, rtt[(int) (rtt.length * 0.99)] / 1000.0, rtt.length);
     }
@@ -191,8 +195,12 @@ public final class UdpBaseline {
      * {@code size}-byte ping-pong round trips: {@code iterations} after a warm-up of a fifth as many rounds and at
      * least a second ({@link Warmup}), or fewer if measuring takes longer than five seconds (a loaded machine); both ends non-blocking and spinning. A round that
      * waits more than a second for its echo (a datagram lost) fails the run. Returns them sorted, in ns.
+     *
+     * <p>{@code acked}: each end also sends an 8-byte datagram right after each message it sends, which the other end
+     * reads and drops: four datagrams a round trip, as an RC ping-pong carries (each Write and its ACK), the floor of
+     * what RoCE's round trip can cost over the same sockets (docs/PERFORMANCE.md).
      */
-    static long[] pingPong(InetAddress at, int size, int iterations) throws Exception {
+    static long[] pingPong(InetAddress at, int size, int iterations, boolean acked) throws Exception {
         try (DatagramChannel echo = open(at); DatagramChannel c = open(at)) {
             echo.connect(c.getLocalAddress());
             c.connect(echo.getLocalAddress());
@@ -200,15 +208,23 @@ public final class UdpBaseline {
             c.configureBlocking(false);
             Thread echoer = Thread.ofPlatform().daemon().name("udp-echo").start(() -> {
                 ByteBuffer b = ByteBuffer.allocateDirect(size);
+                ByteBuffer ack = ByteBuffer.allocateDirect(8);
                 try {
                     while (true) {
                         b.clear();
                         if (echo.read(b) > 0) {
-                            if (b.getLong(0) == -1) {
+                            long v = b.getLong(0);
+                            if (v == -1) {
                                 return;
+                            }
+                            if (v == ACK) {
+                                continue;
                             }
                             b.flip();
                             echo.write(b);
+                            if (acked) {
+                                echo.write(ack.clear().putLong(0, ACK));
+                            }
                         }
                     }
                 } catch (IOException e) {
@@ -217,6 +233,7 @@ public final class UdpBaseline {
             });
             ByteBuffer out = ByteBuffer.allocateDirect(size);
             ByteBuffer in = ByteBuffer.allocateDirect(size);
+            ByteBuffer ack = ByteBuffer.allocateDirect(8);
             Warmup warm = new Warmup(iterations / 5);
             long[] rtt = new long[iterations];
             int measured = 0;
@@ -231,6 +248,9 @@ public final class UdpBaseline {
                     out.clear();
                     out.putLong(0, r);
                     c.write(out);
+                    if (acked) {
+                        c.write(ack.clear().putLong(0, ACK));
+                    }
                     long deadline = t + 1_000_000_000L;
                     while (true) {
                         in.clear();

@@ -41,6 +41,8 @@ final class PerfPair implements AutoCloseable {
     private static final int BW_LATENCY_SAMPLES = 5000;
     /** Receive contexts are slot numbers 0 and 1; ping-pong Sends carry 2. */
     private static final Integer[] CTX = {0, 1, 2};
+    /** Context of {@link #settle}'s Read. */
+    private static final Object SETTLE = new Object();
 
     final int index;
     final NdkQp qpA, qpB;
@@ -104,6 +106,7 @@ final class PerfPair implements AutoCloseable {
     /** Runs {@code iters} operations (or for {@code durationNs} when positive) of one kind and size. */
     PerfFormat.Part run(String op, int size, long iters, long durationNs, boolean latencyMode, boolean inline,
             PerfProgress progress) {
+        settle(); // the last part's Writes may still be arriving at B: they land before B's target is cleared
         SplittableRandom rnd = new SplittableRandom(size * 31L + op.hashCode() + index * 1_000_003L);
         for (long i = 0; i < size; i++) {
             src.set(ValueLayout.JAVA_BYTE, i, (byte) rnd.nextInt(256));
@@ -126,6 +129,7 @@ final class PerfPair implements AutoCloseable {
             PerfFormat.Part bw = streaming(o, n, deadline, progress);
             long elapsed = System.nanoTime() - t0;
             double cpu1 = PerfFormat.processCpuSeconds();
+            settle();
             boolean ok = bw.verified() & placed(o.target(), o.source(), size);
             ok &= singles(o, Math.min(bw.ops(), BW_LATENCY_SAMPLES), Long.MAX_VALUE, h, progress);
             return new PerfFormat.Part(bw.ops(), elapsed, h, ok, cpu0, cpu1);
@@ -414,6 +418,28 @@ final class PerfPair implements AutoCloseable {
             }
             return k;
         });
+    }
+
+    /**
+     * Waits until B has taken everything A sent before: an 8-byte Read of B's memory, answered only after every earlier
+     * request on the connection. A Write completes at A once handed to the transport (RDMAP rule 9), so B may still be
+     * placing the last ones, and writing into B's target meanwhile (clearing it for the next part) would race with
+     * that placement. Over iwarp with CRC, where B's receive side sums the bytes it placed straight into the target,
+     * the race made B find a CRC mismatch and end the connection with a Terminate (seen three times in
+     * bench/run.sh, polling mode, where B's receive side runs late: docs/PERFORMANCE.md).
+     */
+    private void settle() {
+        NdkSge[] into = {new NdkSge(echo.address() + slot, 8, echoMr.getLocalToken())}; // slot 1: no part checks it
+        Checks.check(qpA.read(SETTLE, into, 1, readSrc.address(), readSrcMr.getRemoteToken(), 0), "Read (settle)");
+        while (true) {
+            int k = waitA.await(resA, "Read (settle)");
+            for (int i = 0; i < k; i++) {
+                Checks.check(resA[i], "Read (settle) completion");
+                if (resA[i].requestContext == SETTLE) {
+                    return;
+                }
+            }
+        }
     }
 
     /**
