@@ -214,7 +214,7 @@ final class EngineLoop implements Runnable {
      * inside the selection, and then its scheduled connections) yields the CPU. A thread that waits for this CPU (a
      * consumer, another loop, a thread of another process) runs before the loop's next turn instead of after the
      * scheduler's time slice; with nobody waiting the yield returns at once. The kernel's own long loops do the same
-     * ({@code cond_resched}, as siw's transmit thread between its work items).
+     * between their work items ({@code cond_resched}).
      */
     private void yieldAfterLongTurn(long scheduledFrom) {
         long from = keysServedFrom != 0 ? keysServedFrom : scheduledFrom;

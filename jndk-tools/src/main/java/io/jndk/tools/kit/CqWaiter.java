@@ -75,6 +75,12 @@ public final class CqWaiter {
             if (k > 0) {
                 return k;
             }
+            // a wake() between the look at woken above and drainPermits lost its permit to the drain: look again (one
+            // after the drain keeps its permit, and tryAcquire returns at once)
+            if (woken) {
+                woken = false;
+                return 0;
+            }
             try {
                 signal.tryAcquire(left, TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
