@@ -183,15 +183,10 @@ public final class Report {
         }
         addPaired("RoCE RDMA Write 8 B RTT p50, polling vs UDP spinning ping-pong", "jndk.write8.poll.roce",
                 "rtt_p50_us", "udp.pair.roce", "udp.pingpong.spin", "us", -1.3);
-        List<Map<String, String>> roceRtt = samples.get("jndk.write8.poll.roce"), udpRtt = samples.get("udp.pair.roce");
-        if (roceRtt != null && udpRtt != null && roceRtt.size() == udpRtt.size()
-                && roceRtt.stream().allMatch(m -> m.containsKey("rtt_p50_us"))
-                && udpRtt.stream().allMatch(m -> m.containsKey("rtt_acked_p50_us"))) {
-            // the same ping-pong with an 8-byte datagram after each message: four datagrams a round trip, as RC's
-            addMedianOfRatios("info: RoCE RDMA Write 8 B RTT p50, polling vs UDP ping-pong of 4 datagrams (as RC's "
-                    + "Writes and ACKs)", ", paired", "jndk/baseline by round", roceRtt, "rtt_p50_us", udpRtt,
-                    "rtt_acked_p50_us", "us", Double.NaN);
-        }
+        // the same ping-pong with an 8-byte datagram after each message: four datagrams a round trip, as RC's
+        addPaired("info: RoCE RDMA Write 8 B RTT p50, polling vs UDP ping-pong of 4 datagrams (as RC's Writes and ACKs)",
+                "jndk.write8.poll.roce", "rtt_p50_us", "udp.pair.roce", "rtt_acked_p50_us", "udp.pair.roce", "us",
+                Double.NaN);
         add("info: RoCE RDMA Write 8 B RTT p99, polling vs UDP spinning ping-pong", "jndk.write8.poll.roce", "rtt_p99_us",
                 "udp.pingpong.spin", "rtt_p99_us", "us", Double.NaN);
         add("info: UDP stream (RoCE-MTU datagrams) vs NIO TCP stream 64 KiB", "udp.stream.roce", "gbytes_per_s",
@@ -244,13 +239,20 @@ public final class Report {
      */
     private void addPaired(String what, String key, String field, String pairKey, String baseKey, String unit,
             double target) {
+        addPaired(what, key, field, pairKey, field, baseKey, unit, target);
+    }
+
+    /** {@link #addPaired} against another field of the baseline's samples ({@code baseField}). */
+    private void addPaired(String what, String key, String field, String pairKey, String baseField, String baseKey,
+            String unit, double target) {
         List<Map<String, String>> jndk = samples.get(key), base = samples.get(pairKey);
         if (jndk == null || base == null || jndk.size() != base.size()
-                || !jndk.stream().allMatch(m -> m.containsKey(field)) || !base.stream().allMatch(m -> m.containsKey(field))) {
-            add(what, key, field, baseKey, field, unit, target);
+                || !jndk.stream().allMatch(m -> m.containsKey(field))
+                || !base.stream().allMatch(m -> m.containsKey(baseField))) {
+            add(what, key, field, baseKey, baseField, unit, target);
             return;
         }
-        addMedianOfRatios(what, ", paired", "jndk/baseline by round", jndk, field, base, field, unit, target);
+        addMedianOfRatios(what, ", paired", "jndk/baseline by round", jndk, field, base, baseField, unit, target);
     }
 
     /**

@@ -60,8 +60,8 @@ final class EngineLoop implements Runnable {
     private final long spinNanos;
     /** {@code engine.yield.us}: a turn longer than this yields the CPU before the next selection (0: never). */
     private final long yieldNanos;
-    /** When this turn's first selected key was served (0: none yet); the loop thread's own. */
-    private long keysServedFrom;
+    /** When this turn began: its first selected key's service, or the end of the selection (0: not yet). */
+    private long turnFrom;
     /** Turns after which the loop yielded its CPU (written by the loop thread only; read by tests). */
     private volatile long yields;
 
@@ -169,7 +169,9 @@ final class EngineLoop implements Runnable {
                         selecting = false;
                     }
                 }
-                long scheduledFrom = yieldNanos > 0 ? System.nanoTime() : 0;
+                if (yieldNanos > 0 && turnFrom == 0) {
+                    turnFrom = System.nanoTime(); // no key was served: the turn begins now
+                }
                 deferred.runPending();
                 releaseDeparted(leaving);
                 worked = serveScheduled(deferred) || selected > 0;
@@ -177,7 +179,7 @@ final class EngineLoop implements Runnable {
                     tick(deferred);
                 }
                 if (yieldNanos > 0) {
-                    yieldAfterLongTurn(scheduledFrom);
+                    yieldAfterLongTurn();
                 }
             }
         } catch (IOException | RuntimeException e) {
@@ -216,10 +218,10 @@ final class EngineLoop implements Runnable {
      * scheduler's time slice; with nobody waiting the yield returns at once. The kernel's own long loops do the same
      * between their work items ({@code cond_resched}).
      */
-    private void yieldAfterLongTurn(long scheduledFrom) {
-        long from = keysServedFrom != 0 ? keysServedFrom : scheduledFrom;
-        keysServedFrom = 0;
-        if (System.nanoTime() - from > yieldNanos) {
+    private void yieldAfterLongTurn() {
+        long ran = System.nanoTime() - turnFrom;
+        turnFrom = 0;
+        if (ran > yieldNanos) {
             yields++;
             Thread.yield();
         }
@@ -231,8 +233,8 @@ final class EngineLoop implements Runnable {
     }
 
     private void onKey(SelectionKey k) {
-        if (yieldNanos > 0 && keysServedFrom == 0) {
-            keysServedFrom = System.nanoTime();
+        if (yieldNanos > 0 && turnFrom == 0) {
+            turnFrom = System.nanoTime();
         }
         if (!k.isValid()) {
             return;
