@@ -45,7 +45,11 @@ public final class NioBaseline {
             printPingPong("nio.pair.pingpong.block", pingPong(false, 20_000));
             return;
         }
-        stream(65536, false, 1.0); // warm the JIT and the socket paths before measuring
+        stream(65536, false, 1.0); // warm the JIT and the socket paths before measuring, until the JIT is quiet
+        Warmup.untilJitQuiet(() -> {
+            stream(65536, false, 0.3);
+            stream(65536, true, 0.3);
+        });
         if (args.length > 1 && args[1].equals("pair")) {
             for (boolean crc : new boolean[] {false, true}) {
                 double g = stream(65536, crc, seconds);

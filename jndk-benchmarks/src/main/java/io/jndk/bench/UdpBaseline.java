@@ -55,7 +55,8 @@ public final class UdpBaseline {
         boolean pair = args.length > 1 && args[1].equals("pair");
         int mtu = args.length > 1 && !pair ? Integer.parseInt(args[1]) : deviceMtu(lo);
         int datagram = datagramBytes(mtu);
-        stream(lo, datagram, 1.0); // warm the JIT and the socket paths
+        stream(lo, datagram, 1.0); // warm the JIT and the socket paths, until the JIT is quiet
+        Warmup.untilJitQuiet(() -> stream(lo, datagram, 0.3));
         if (pair) { // one stream and one ping-pong: bench/run.sh's sample before each round of the RoCE rows
             Stream one = stream(lo, datagram, seconds);
             long[] rtt = pingPong(lo, 8, 50_000, false);

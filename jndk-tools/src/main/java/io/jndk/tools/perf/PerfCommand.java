@@ -63,7 +63,8 @@ public final class PerfCommand implements Callable<Integer> {
     Double duration;
 
     @Option(names = "--warmup", paramLabel = "SECONDS", description = "In one process: run each size and operation"
-            + " this long, unmeasured, before its measured run (JIT compilation, TCP ramp-up).")
+            + " this long, unmeasured, before its measured run (JIT compilation, TCP ramp-up), and on until the JIT is"
+            + " quiet (at most 8 times as long again, and 8 s).")
     Double warmup;
 
     @Option(names = {"-O", "--option"}, paramLabel = "KEY=VALUE", description = "Provider option for both adapters,"

@@ -9,6 +9,7 @@ import io.jndk.api.NdkOpenParameters;
 import io.jndk.api.NdkPd;
 import io.jndk.api.NtStatus;
 import io.jndk.api.Ref;
+import io.jndk.tools.kit.JitWatch;
 import io.jndk.tools.kit.Session;
 import io.jndk.tools.kit.Sync;
 import io.jndk.tools.kit.ToolThread;
@@ -29,6 +30,9 @@ final class PerfLocal implements AutoCloseable {
     /** What a run measures and how. {@code seconds > 0} replaces the iteration count by a duration. */
     record Settings(String transport, boolean latencyMode, int depth, int qps, boolean inline, boolean block, boolean crc,
             String pcap, double seconds, double warmupSeconds, Map<String, String> options, InetAddress bindA, int cqMod) {}
+
+    /** How much longer than asked a warm-up may run while the JIT is still busy: this many times, and seconds. */
+    static final long WARM_UP_EXTENSION = 8;
 
     private final Settings settings;
     private final NdkAdapter a, b;
@@ -85,9 +89,26 @@ final class PerfLocal implements AutoCloseable {
         Sync.check("Accept", Sync.get(accept, "Accept"));
     }
 
-    /** Runs one operation at one size on every pair for the warm-up time, unmeasured (its data still verified). */
+    /**
+     * Runs one operation at one size on every pair for the warm-up time, unmeasured (its data still verified), then
+     * on in parts of {@link JitWatch#QUIET_NANOS} until one of them leaves the JIT quiet ({@link JitWatch}), for at
+     * most {@link #WARM_UP_EXTENSION} times the warm-up time and at most {@link #WARM_UP_EXTENSION} seconds more. Each
+     * part ends as a measured run does (its settling Read), so the code the measured run starts with has seen that
+     * end too: a Read after a Write stream deoptimised the stream's compiled path once, at the start of the run.
+     */
     void warmUp(String op, int size) {
-        PerfFormat.Row r = run(op, size, Long.MAX_VALUE, (long) (settings.warmupSeconds() * 1e9), PerfProgress.off());
+        long nanos = (long) (settings.warmupSeconds() * 1e9);
+        warmUpPart(op, size, nanos);
+        long until = System.nanoTime() + Math.min(WARM_UP_EXTENSION * nanos, WARM_UP_EXTENSION * 1_000_000_000L);
+        JitWatch jit = new JitWatch();
+        do {
+            jit.mark();
+            warmUpPart(op, size, JitWatch.QUIET_NANOS);
+        } while (!jit.quietSinceMark() && System.nanoTime() - until < 0);
+    }
+
+    private void warmUpPart(String op, int size, long nanos) {
+        PerfFormat.Row r = run(op, size, Long.MAX_VALUE, nanos, PerfProgress.off());
         if (!r.verified()) {
             throw new IllegalStateException("data mismatch during the warm-up of " + op + " " + size + " B");
         }
