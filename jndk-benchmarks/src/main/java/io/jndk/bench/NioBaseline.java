@@ -1,5 +1,6 @@
 package io.jndk.bench;
 
+import io.jndk.tools.kit.CpuSteal;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -53,8 +54,8 @@ public final class NioBaseline {
         if (args.length > 1 && args[1].equals("pair")) {
             for (boolean crc : new boolean[] {false, true}) {
                 double g = stream(65536, crc, seconds);
-                System.out.printf(Locale.ROOT, "{\"name\":\"nio.pair.64k%s\",\"gbytes_per_s\":%.4f,\"cpu_s_per_gb\":%.4f}%n",
-                        crc ? ".crc" : "", g, lastCpuPerGb);
+                System.out.printf(Locale.ROOT, "{\"name\":\"nio.pair.64k%s\",\"gbytes_per_s\":%.4f,\"cpu_s_per_gb\":%.4f%s}%n",
+                        crc ? ".crc" : "", g, lastCpuPerGb, CpuSteal.jsonField(lastStealPercent));
             }
             return;
         }
@@ -95,6 +96,8 @@ public final class NioBaseline {
 
     /** CPU seconds (user + system, both ends: this process) per GB of the last {@link #stream}'s measured window. */
     static double lastCpuPerGb;
+    /** The share of the machine's CPU time stolen by its hypervisor over the last {@link #stream}'s measured window. */
+    static double lastStealPercent;
 
     private static double cpuSeconds() {
         return ProcessHandle.current().info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(Double.NaN);
@@ -127,12 +130,14 @@ public final class NioBaseline {
                 long start = 0;
                 long end = 0;
                 double cpu0 = 0;
+                long[] steal0 = null;
                 while (true) {
                     long now = System.nanoTime();
                     if (start == 0 && now >= warm) {
                         start = now;
                         bytes = 0;
                         cpu0 = cpuSeconds();
+                        steal0 = CpuSteal.sample();
                         end = start + (long) (seconds * 1e9);
                     }
                     if (start != 0 && now >= end) {
@@ -149,6 +154,7 @@ public final class NioBaseline {
                 }
                 double gbs = bytes / ((System.nanoTime() - start) / 1e9) / 1e9;
                 lastCpuPerGb = (cpuSeconds() - cpu0) / (bytes / 1e9);
+                lastStealPercent = CpuSteal.percent(steal0, CpuSteal.sample());
                 c.shutdownOutput();
                 sink.join();
                 return gbs;

@@ -285,6 +285,10 @@ public final class Report {
             b[i] = Double.parseDouble(base.get(i).get(baseField));
             ratios[i] = j[i] / b[i];
             each.append(String.format(Locale.ROOT, "%s%.3f/%.3f = %.2f", i == 0 ? "" : ", ", j[i], b[i], ratios[i]));
+            String sj = jndk.get(i).get("steal_pct"), sb = base.get(i).get("steal_pct");
+            if (sj != null && sb != null) {
+                each.append(" (steal ").append(sj).append(" % / ").append(sb).append(" %)");
+            }
         }
         rows.add(new Row(what + suffix, median(j), median(b), unit, !(target < 0), Math.abs(target), median(ratios)));
         pairings.add(what + " (" + unit + ", " + listed + "): " + each);

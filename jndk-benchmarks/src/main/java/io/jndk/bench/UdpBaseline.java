@@ -1,5 +1,6 @@
 package io.jndk.bench;
 
+import io.jndk.tools.kit.CpuSteal;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -62,8 +63,8 @@ public final class UdpBaseline {
             long[] rtt = pingPong(lo, 8, 50_000, false);
             long[] acked = pingPong(lo, 8, 50_000, true);
             System.out.printf(Locale.ROOT, "{\"name\":\"udp.pair.roce\",\"mtu\":%d,\"gbytes_per_s\":%.4f,"
-                    + "\"rtt_p50_us\":%.4f,\"rtt_acked_p50_us\":%.4f}%n", mtu, one.gbs(mtu), rtt[rtt.length / 2] / 1000.0,
-                    acked[acked.length / 2] / 1000.0);
+                    + "\"rtt_p50_us\":%.4f,\"rtt_acked_p50_us\":%.4f%s}%n", mtu, one.gbs(mtu), rtt[rtt.length / 2] / 1000.0,
+                    acked[acked.length / 2] / 1000.0, CpuSteal.jsonField(one.stealPercent()));
             return;
         }
         Stream[] runs = new Stream[RUNS];
@@ -110,7 +111,7 @@ public final class UdpBaseline {
     }
 
     /** One streaming run: datagrams sent and received in the measured window, its length and the CPU it took. */
-    record Stream(long sent, long received, long nanos, double cpuSeconds) {
+    record Stream(long sent, long received, long nanos, double cpuSeconds, double stealPercent) {
         double gbs(int bytesEach) {
             return received * (double) bytesEach / (nanos / 1e9) / 1e9;
         }
@@ -164,6 +165,7 @@ public final class UdpBaseline {
             long warm = System.nanoTime() + 500_000_000L;
             long start = 0, end = 0, sent = 0, received0 = 0;
             double cpu0 = 0;
+            long[] steal0 = null;
             while (true) {
                 long now = System.nanoTime();
                 if (start == 0 && now >= warm) {
@@ -172,6 +174,7 @@ public final class UdpBaseline {
                     sent = 0;
                     received0 = received.get();
                     cpu0 = cpuSeconds();
+                    steal0 = CpuSteal.sample();
                 }
                 if (start != 0 && now >= end) {
                     break;
@@ -184,9 +187,10 @@ public final class UdpBaseline {
             long nanos = System.nanoTime() - start;
             long got = received.get() - received0;
             double cpu = cpuSeconds() - cpu0;
+            double steal = CpuSteal.percent(steal0, CpuSteal.sample());
             rx.close(); // ends the sink's receive
             sink.join(10_000);
-            return new Stream(sent, got, nanos, cpu);
+            return new Stream(sent, got, nanos, cpu, steal);
         } finally {
             rx.close();
         }

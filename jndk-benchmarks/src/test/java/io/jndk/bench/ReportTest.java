@@ -50,6 +50,18 @@ class ReportTest {
                 + "4.000/4.000 = 1.00, 6.000/6.500 = 0.92, 5.000/4.500 = 1.11");
     }
 
+    /** A round whose runs say how much CPU time the hypervisor stole shows it beside the round's figures. */
+    @Test
+    void aRoundShowsTheStolenCpuTimeOfBothRuns(@TempDir Path dir) throws Exception {
+        String pairs = PAIRS.replace("}\n", ",\"steal_pct\":2.5}\n");
+        String block = BLOCK.replaceFirst("\"cpu_s_per_gb\":0.3}", "\"cpu_s_per_gb\":0.3,\"steal_pct\":24.0}")
+                .replace("\"cpu_s_per_gb\":0.3}", "\"cpu_s_per_gb\":0.3,\"steal_pct\":1.0}");
+        String out = report(dir, "base", NIO, "nio-pairs", pairs, "iwarp-block", block);
+        assertThat(out).contains("RDMA Write 64 KiB, iwarp, notified, --cq-mod 8 vs NIO stream (GB/s, jndk/baseline by round): "
+                + "4.000/4.000 = 1.00 (steal 24.0 % / 2.5 %), 6.000/6.500 = 0.92 (steal 1.0 % / 2.5 %), "
+                + "5.000/4.500 = 1.11 (steal 1.0 % / 2.5 %)");
+    }
+
     @Test
     void withoutOneSamplePerRoundTheRowComparesWithTheBaselineRun(@TempDir Path dir) throws Exception {
         String twoRounds = PAIRS.lines().limit(4).reduce("", (a, l) -> a + l + "\n");

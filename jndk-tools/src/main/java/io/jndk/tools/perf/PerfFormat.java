@@ -1,5 +1,6 @@
 package io.jndk.tools.perf;
 
+import io.jndk.tools.kit.CpuSteal;
 import io.jndk.tools.kit.Json;
 import java.io.PrintStream;
 import java.util.List;
@@ -16,7 +17,7 @@ enum PerfFormat {
     /** One measured size and operation, summed over every QP of the run. */
     record Row(int size, String op, String mode, long iters, int qps, double gbitsPerSec, double mmsgPerSec,
             double p50us, double p99us, double p999us, double maxus, boolean inline, boolean verified,
-            double cpuSecPerGb) {
+            double cpuSecPerGb, double stealPercent) {
         double gbytesPerSec() {
             return gbitsPerSec / 8;
         }
@@ -25,7 +26,13 @@ enum PerfFormat {
         Row withCpu(double cpuSeconds) {
             double gb = (double) size * iters / 1e9;
             return new Row(size, op, mode, iters, qps, gbitsPerSec, mmsgPerSec, p50us, p99us, p999us, maxus, inline,
-                    verified, gb > 0 ? cpuSeconds / gb : Double.NaN);
+                    verified, gb > 0 ? cpuSeconds / gb : Double.NaN, stealPercent);
+        }
+
+        /** This row with the share of the machine's CPU time its hypervisor stole over the run ({@link CpuSteal}). */
+        Row withSteal(double percent) {
+            return new Row(size, op, mode, iters, qps, gbitsPerSec, mmsgPerSec, p50us, p99us, p999us, maxus, inline,
+                    verified, cpuSecPerGb, percent);
         }
     }
 
@@ -83,7 +90,8 @@ enum PerfFormat {
                             + "\"lat_p99_us\":%.2f,\"lat_p999_us\":%.2f,\"lat_max_us\":%.2f,\"inline\":%b,\"verified\":%b%s}%n",
                     Json.str(transport), r.mode(), r.size(), r.op(), r.iters(), r.qps(), r.gbytesPerSec(), r.gbitsPerSec(),
                     r.mmsgPerSec(), r.p50us(), r.p99us(), r.p999us(), r.maxus(), r.inline(), r.verified(),
-                    Double.isNaN(r.cpuSecPerGb()) ? "" : String.format(Locale.ROOT, ",\"cpu_s_per_gb\":%.4f", r.cpuSecPerGb()));
+                    (Double.isNaN(r.cpuSecPerGb()) ? "" : String.format(Locale.ROOT, ",\"cpu_s_per_gb\":%.4f", r.cpuSecPerGb()))
+                            + CpuSteal.jsonField(r.stealPercent()));
             case CSV -> out.printf(Locale.ROOT, "%s,%s,%d,%s,%d,%d,%.4f,%.4f,%.4f,%.2f,%.2f,%.2f,%.2f,%b,%b%n", transport,
                     r.mode(), r.size(), r.op(), r.iters(), r.qps(), r.gbitsPerSec(), r.gbytesPerSec(), r.mmsgPerSec(),
                     r.p50us(), r.p99us(), r.p999us(), r.maxus(), r.inline(), r.verified());
@@ -106,7 +114,8 @@ enum PerfFormat {
         boolean any = h.getTotalCount() > 0;
         return new Row(size, op, mode, n, parts.size(), (double) size * n * 8 / secs / 1e9, n / secs / 1e6,
                 any ? h.getValueAtPercentile(50) / 100.0 : 0, any ? h.getValueAtPercentile(99) / 100.0 : 0,
-                any ? h.getValueAtPercentile(99.9) / 100.0 : 0, h.getMaxValue() / 100.0, inline, verified, Double.NaN);
+                any ? h.getValueAtPercentile(99.9) / 100.0 : 0, h.getMaxValue() / 100.0, inline, verified, Double.NaN,
+                Double.NaN);
     }
 
     /** CPU time (user + system) this process has used so far, in seconds; NaN where the system does not say. */
