@@ -39,22 +39,12 @@ final class Warmup {
         this.nextLook = start;
     }
 
-    /** One part of a stream's warm-up ({@link #untilJitQuiet}). */
-    interface Part {
-        void run() throws Exception;
-    }
-
     /**
      * A stream's warm-up, the rule {@code jndk perf --warmup} follows after its warm-up time: runs {@code part} until
-     * one run of it leaves the JIT quiet ({@link JitWatch}), or for {@link #MAX_NANOS}.
+     * one run of it leaves the JIT quiet ({@link JitWatch#runUntilQuiet}), or for {@link #MAX_NANOS}.
      */
-    static void untilJitQuiet(Part part) throws Exception {
-        long until = System.nanoTime() + MAX_NANOS;
-        JitWatch watch = new JitWatch();
-        do {
-            watch.mark();
-            part.run();
-        } while (!watch.quietSinceMark() && System.nanoTime() - until < 0);
+    static void untilJitQuiet(JitWatch.Part<Exception> part) throws Exception {
+        JitWatch.runUntilQuiet(MAX_NANOS, part);
     }
 
     /** Whether round {@code round} (counted from 1), starting at {@code now}, is measured: the warm-up is over. */

@@ -18,7 +18,7 @@ import java.nio.file.Files;
  * quiet when that work grew by at most one clock tick (10 ms), or 1 ms of compilation time.
  */
 public final class JitWatch {
-    /** The longest a quiet window must last. */
+    /** How long a window must be quiet: also the length of a warm-up part that is to leave the JIT quiet. */
     public static final long QUIET_NANOS = 300_000_000L;
     /** The JIT work a quiet window may hold. */
     private static final long SLACK = 1;
@@ -31,6 +31,24 @@ public final class JitWatch {
         CompilationMXBean c = ManagementFactory.getCompilationMXBean();
         this.jit = c != null && c.isCompilationTimeMonitoringSupported() ? c : null;
         mark();
+    }
+
+    /** One part of a warm-up ({@link #runUntilQuiet}). */
+    public interface Part<E extends Exception> {
+        void run() throws E;
+    }
+
+    /**
+     * A stream's warm-up after its first stretch: runs {@code part} again and again until one run of it leaves the JIT
+     * quiet, or until {@code maxNanos} have passed (the part that is running then ends first).
+     */
+    public static <E extends Exception> void runUntilQuiet(long maxNanos, Part<E> part) throws E {
+        long until = System.nanoTime() + maxNanos;
+        JitWatch watch = new JitWatch();
+        do {
+            watch.mark();
+            part.run();
+        } while (!watch.quietSinceMark() && System.nanoTime() - until < 0);
     }
 
     /** Notes the JIT's work so far: {@link #quietSinceMark} looks at what it does from here. */

@@ -100,12 +100,8 @@ final class PerfLocal implements AutoCloseable {
     void warmUp(String op, int size) {
         long nanos = (long) (settings.warmupSeconds() * 1e9);
         warmUpPart(op, size, nanos);
-        long until = System.nanoTime() + Math.min(WARM_UP_EXTENSION * nanos, WARM_UP_EXTENSION * 1_000_000_000L);
-        JitWatch jit = new JitWatch();
-        do {
-            jit.mark();
-            warmUpPart(op, size, JitWatch.QUIET_NANOS);
-        } while (!jit.quietSinceMark() && System.nanoTime() - until < 0);
+        JitWatch.runUntilQuiet(Math.min(WARM_UP_EXTENSION * nanos, WARM_UP_EXTENSION * 1_000_000_000L),
+                () -> warmUpPart(op, size, JitWatch.QUIET_NANOS));
     }
 
     private void warmUpPart(String op, int size, long nanos) {
