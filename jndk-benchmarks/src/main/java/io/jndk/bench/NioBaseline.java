@@ -1,6 +1,7 @@
 package io.jndk.bench;
 
 import io.jndk.tools.kit.CpuSteal;
+import io.jndk.tools.kit.ProcessCpu;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -99,10 +100,6 @@ public final class NioBaseline {
     /** The share of the machine's CPU time stolen by its hypervisor over the last {@link #stream}'s measured window. */
     static double lastStealPercent;
 
-    private static double cpuSeconds() {
-        return ProcessHandle.current().info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(Double.NaN);
-    }
-
     /** Streams {@code chunk}-byte writes for {@code seconds} after half a second of warm-up; returns GB/s sent. */
     static double stream(int chunk, boolean crc, double seconds) throws Exception {
         try (ServerSocketChannel server = listen()) {
@@ -136,7 +133,7 @@ public final class NioBaseline {
                     if (start == 0 && now >= warm) {
                         start = now;
                         bytes = 0;
-                        cpu0 = cpuSeconds();
+                        cpu0 = ProcessCpu.seconds();
                         steal0 = CpuSteal.sample();
                         end = start + (long) (seconds * 1e9);
                     }
@@ -153,7 +150,7 @@ public final class NioBaseline {
                     }
                 }
                 double gbs = bytes / ((System.nanoTime() - start) / 1e9) / 1e9;
-                lastCpuPerGb = (cpuSeconds() - cpu0) / (bytes / 1e9);
+                lastCpuPerGb = (ProcessCpu.seconds() - cpu0) / (bytes / 1e9);
                 lastStealPercent = CpuSteal.percent(steal0, CpuSteal.sample());
                 c.shutdownOutput();
                 sink.join();

@@ -1,6 +1,7 @@
 package io.jndk.bench;
 
 import io.jndk.tools.kit.CpuSteal;
+import io.jndk.tools.kit.ProcessCpu;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -125,10 +126,6 @@ public final class UdpBaseline {
         }
     }
 
-    private static double cpuSeconds() {
-        return ProcessHandle.current().info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(Double.NaN);
-    }
-
     private static DatagramChannel open(InetAddress at) throws IOException {
         DatagramChannel c = DatagramChannel.open();
         c.setOption(StandardSocketOptions.SO_RCVBUF, SOCKET_BUFFER);
@@ -173,7 +170,7 @@ public final class UdpBaseline {
                     end = start + (long) (seconds * 1e9);
                     sent = 0;
                     received0 = received.get();
-                    cpu0 = cpuSeconds();
+                    cpu0 = ProcessCpu.seconds();
                     steal0 = CpuSteal.sample();
                 }
                 if (start != 0 && now >= end) {
@@ -186,7 +183,7 @@ public final class UdpBaseline {
             }
             long nanos = System.nanoTime() - start;
             long got = received.get() - received0;
-            double cpu = cpuSeconds() - cpu0;
+            double cpu = ProcessCpu.seconds() - cpu0;
             double steal = CpuSteal.percent(steal0, CpuSteal.sample());
             rx.close(); // ends the sink's receive
             sink.join(10_000);

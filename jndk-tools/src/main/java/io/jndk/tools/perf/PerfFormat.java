@@ -117,9 +117,4 @@ enum PerfFormat {
                 any ? h.getValueAtPercentile(99.9) / 100.0 : 0, h.getMaxValue() / 100.0, inline, verified, Double.NaN,
                 Double.NaN);
     }
-
-    /** CPU time (user + system) this process has used so far, in seconds; NaN where the system does not say. */
-    static double processCpuSeconds() {
-        return ProcessHandle.current().info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(Double.NaN);
-    }
 }

@@ -11,6 +11,7 @@ import io.jndk.api.NtStatus;
 import io.jndk.api.Ref;
 import io.jndk.tools.kit.CpuSteal;
 import io.jndk.tools.kit.JitWatch;
+import io.jndk.tools.kit.ProcessCpu;
 import io.jndk.tools.kit.Session;
 import io.jndk.tools.kit.Sync;
 import io.jndk.tools.kit.ToolThread;
@@ -120,7 +121,7 @@ final class PerfLocal implements AutoCloseable {
         boolean inline = size <= inlineLimit && !op.equals("read");
         List<ToolThread> threads = new ArrayList<>();
         List<PerfFormat.Part> results = new ArrayList<>();
-        double cpu0 = PerfFormat.processCpuSeconds();
+        double cpu0 = ProcessCpu.seconds();
         long[] steal0 = CpuSteal.sample();
         for (PerfPair p : pairs) {
             threads.add(ToolThread.start("perf-qp-" + p.index, () -> {
@@ -136,7 +137,7 @@ final class PerfLocal implements AutoCloseable {
         // both ends run in this process: its CPU time over the counted operations (a bandwidth row's stream, not the
         // timed single operations after it) is the cost of moving the data, both sides
         return PerfFormat.sum(size, op, settings.latencyMode() ? "lat" : "bw", results, inline)
-                .withCpu(PerfFormat.cpuOver(results, PerfFormat.processCpuSeconds() - cpu0))
+                .withCpu(PerfFormat.cpuOver(results, ProcessCpu.seconds() - cpu0))
                 .withSteal(CpuSteal.percent(steal0, CpuSteal.sample()));
     }
 

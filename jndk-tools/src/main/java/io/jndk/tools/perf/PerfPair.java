@@ -12,6 +12,7 @@ import io.jndk.tools.kit.Checks;
 import io.jndk.tools.kit.CqWaiter;
 import io.jndk.tools.kit.Loops;
 import io.jndk.tools.kit.Memory;
+import io.jndk.tools.kit.ProcessCpu;
 import io.jndk.tools.kit.Session;
 import io.jndk.tools.kit.Sync;
 import io.jndk.tools.kit.ToolThread;
@@ -124,11 +125,11 @@ final class PerfPair implements AutoCloseable {
         Histogram h = new Histogram(3_600_000_000L, 3);
         if (!latencyMode) {
             // the CPU row is the stream's: the timed single operations after it move data the row does not count
-            double cpu0 = PerfFormat.processCpuSeconds();
+            double cpu0 = ProcessCpu.seconds();
             long t0 = System.nanoTime();
             PerfFormat.Part bw = streaming(o, n, deadline, progress);
             long elapsed = System.nanoTime() - t0;
-            double cpu1 = PerfFormat.processCpuSeconds();
+            double cpu1 = ProcessCpu.seconds();
             settle();
             boolean ok = bw.verified() & placed(o.target(), o.source(), size);
             ok &= singles(o, Math.min(bw.ops(), BW_LATENCY_SAMPLES), Long.MAX_VALUE, h, progress);

@@ -82,7 +82,8 @@ abstract class PerftestCommand implements Callable<Integer> {
     @Option(names = "--crc", description = "Ask for MPA CRC32c on every FPDU (jndk option).")
     boolean crc;
 
-    @Option(names = "--pcap", paramLabel = "FILE", description = "Capture every iWARP frame to FILE (jndk option).")
+    @Option(names = "--pcap", paramLabel = "FILE",
+            description = "Capture every iWARP frame (iwarp) or RoCEv2 packet (roce) to FILE (jndk option).")
     String pcap;
 
     @Option(names = "--transport", paramLabel = "TRANSPORT", defaultValue = "iwarp", description = "iwarp (the"
