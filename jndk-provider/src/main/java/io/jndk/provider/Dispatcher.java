@@ -1,5 +1,6 @@
 package io.jndk.provider;
 
+import io.jndk.provider.spi.EngineThread;
 import java.util.ArrayDeque;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -19,7 +20,7 @@ import java.util.logging.Logger;
  * Delayed callbacks (timers: connect timeouts, interrupt moderation) come from a timer thread started with the first
  * of them, which queues each one here when it is due, so that it too runs on the dispatcher's thread in order.
  */
-final class Dispatcher {
+final class Dispatcher implements EngineThread.HandOff {
     private static final Logger LOG = Logger.getLogger(Dispatcher.class.getName());
     private final String name;
     private final AtomicLong outstanding = new AtomicLong();
@@ -41,9 +42,20 @@ final class Dispatcher {
         return Thread.currentThread() == thread;
     }
 
-    /** Queues a callback; exceptions thrown by consumer code are logged and never escape a provider thread. */
+    /**
+     * Queues a callback; exceptions thrown by consumer code are logged and never escape a provider thread. On a
+     * shared engine loop the hand-off waits until the loop holds no provider monitor (the QP's and the CQ's of a
+     * completion): {@link EngineThread#deferHandOff}.
+     */
     void run(Runnable callback) {
         outstanding.incrementAndGet();
+        if (!EngineThread.deferHandOff(this, callback)) {
+            enqueue(callback);
+        }
+    }
+
+    @Override
+    public void handOff(Runnable callback) {
         enqueue(callback);
     }
 
@@ -129,6 +141,7 @@ final class Dispatcher {
 
     /** Waits (bounded) until no callback is queued or running, except the caller's own. */
     void awaitQuiet(long timeoutMillis) {
+        EngineThread.handOffNow(); // what this thread kept, if it is an engine loop, is awaited too
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         long self = onDispatcherThread() ? 1 : 0;
         while (outstanding.get() > self && System.nanoTime() < deadline) {

@@ -5,9 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.jndk.api.CqNotificationCallback;
 import io.jndk.api.NdkCqNotifyType;
 import io.jndk.api.NtStatus;
+import io.jndk.provider.spi.EngineThread;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -148,6 +152,43 @@ class CqNotifierTest {
             t.join(Objects.WAIT_SECONDS * 1000);
         }
         assertThat(notesNow()).isNotEmpty();
+        assertThat(overlaps.get()).isZero();
+    }
+
+    /**
+     * On a thread that takes the dispatcher hand-offs it makes (a shared engine loop), a notification found under
+     * the CQ's monitor wakes the dispatcher only when the thread makes its hand-offs, in order; on any other thread,
+     * at once (the other tests).
+     */
+    @Test
+    void anEngineLoopHandsTheNotificationOverWhenItHoldsNoMonitor() throws Exception {
+        SoftCq cq = o.cq(8, cb);
+        CountDownLatch completed = new CountDownLatch(1);
+        CountDownLatch handOff = new CountDownLatch(1);
+        AtomicReference<Throwable> failed = new AtomicReference<>();
+        Thread loop = Thread.ofPlatform().start(() -> {
+            try {
+                EngineThread engine = EngineThread.enterDeferringHandOffs();
+                cq.armCq(NdkCqNotifyType.ANY);
+                complete(cq, NtStatus.STATUS_SUCCESS, false);
+                cq.armCq(NdkCqNotifyType.ANY);
+                complete(cq, NtStatus.STATUS_SUCCESS, false); // a second notification, kept behind the first
+                completed.countDown();
+                if (handOff.await(10, TimeUnit.SECONDS)) {
+                    engine.runHandOffs();
+                }
+            } catch (Throwable t) {
+                failed.set(t);
+            }
+        });
+        assertThat(completed.await(10, TimeUnit.SECONDS)).isTrue();
+        // the dispatcher has run everything it was given (this thread is no engine thread: its marker goes at once)
+        assertThat(notesNow()).as("before the loop thread hands off").isEmpty();
+        handOff.countDown();
+        loop.join(20_000);
+        assertThat(loop.isAlive()).isFalse();
+        assertThat(failed.get()).isNull();
+        assertThat(notesNow()).containsExactly(NtStatus.STATUS_SUCCESS, NtStatus.STATUS_SUCCESS);
         assertThat(overlaps.get()).isZero();
     }
 }

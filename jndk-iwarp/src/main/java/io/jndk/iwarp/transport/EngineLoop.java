@@ -62,6 +62,8 @@ final class EngineLoop implements Runnable {
     private final long yieldNanos;
     /** When this turn began: its first selected key's service, or the end of the selection (0: not yet). */
     private long turnFrom;
+    /** This loop's thread's deferred work (set when the thread starts; used by the thread only). */
+    private EngineThread engineThread;
     /** Turns after which the loop yielded its CPU (written by the loop thread only; read by tests). */
     private volatile long yields;
 
@@ -140,7 +142,8 @@ final class EngineLoop implements Runnable {
 
     @Override
     public void run() {
-        EngineThread deferred = EngineThread.enter();
+        EngineThread deferred = EngineThread.enterDeferringHandOffs();
+        engineThread = deferred;
         long idleSince = System.nanoTime();
         boolean worked = false;
         try {
@@ -174,6 +177,7 @@ final class EngineLoop implements Runnable {
                 }
                 deferred.runPending();
                 releaseDeparted(leaving);
+                deferred.runHandOffs(); // what the departed connections' flushes handed off
                 worked = serveScheduled(deferred) || selected > 0;
                 if (!standing.isEmpty()) {
                     tick(deferred);
@@ -193,6 +197,7 @@ final class EngineLoop implements Runnable {
                 // nothing left to do
             }
             releaseDeparted(departing.size());
+            deferred.runPending();
         }
     }
 
@@ -245,6 +250,7 @@ final class EngineLoop implements Runnable {
         } catch (RuntimeException e) {
             d.crashed(e);
         }
+        engineThread.runHandOffs(); // the connection's monitors are released: wake its dispatcher now
     }
 
     /**
@@ -307,6 +313,7 @@ final class EngineLoop implements Runnable {
                 goesOn = false;
                 d.crashed(e);
             }
+            deferred.runHandOffs();
             if (!goesOn) {
                 d.listed = false;
                 int last = standing.size() - 1;
