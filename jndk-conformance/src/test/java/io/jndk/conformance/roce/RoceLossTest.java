@@ -30,6 +30,7 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -66,19 +67,23 @@ class RoceLossTest {
     NdkMr srcMr;
     NdkMr dstMr;
 
+    /** Notifications of {@link #cqA} (the test whose name says so arms it; its adapters notify inline). */
+    final List<Thread> notifiedOn = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     @BeforeEach
-    void open() throws IOException {
+    void open(TestInfo test) throws IOException {
+        boolean inline = test.getDisplayName().contains("Inline");
         int portA = freeUdpPort();
         int portB = freeUdpPort();
         relay = new UdpFaultRelay(portA, portB);
         w = new World(new Mode("roce", false));
         a = w.adapter(Map.of("udp.port", "" + portA, "udp.peer.port", "" + relay.portForA(), "ack.timeout", "" + ACK_TIMEOUT,
-            "retry", "" + RETRY));
+            "retry", "" + RETRY, "notify", inline ? "inline" : "dispatcher"));
         b = w.adapter(Map.of("udp.port", "" + portB, "udp.peer.port", "" + relay.portForB(), "ack.timeout", "" + ACK_TIMEOUT,
-            "retry", "" + RETRY));
+            "retry", "" + RETRY, "notify", inline ? "inline" : "dispatcher"));
         pdA = w.pd(a);
         pdB = w.pd(b);
-        cqA = w.cq(a, 256);
+        cqA = w.cq(a, 256, (context, status) -> notifiedOn.add(Thread.currentThread()));
         cqB = w.cq(b, 256);
         listening = Conn.listen(w, b);
         src = w.buffer(OPS * MAX);
@@ -220,6 +225,32 @@ class RoceLossTest {
         System.out.printf("roce 100%% loss: retry exceeded after %.1f ms (documented: %d x %.2f ms = %.1f ms)%n",
             elapsed / 1e6, RETRY + 1, timeout / 1e6, (RETRY + 1) * timeout / 1e6);
         assertThat(elapsed).as("not before retry + 1 timeouts").isGreaterThanOrEqualTo((RETRY + 1) * timeout);
+        relay.dropAll = false;
+        Kit.close(l.ca());
+        w.untrack(l.ca());
+        Kit.close(l.cb());
+        w.untrack(l.cb());
+    }
+
+    /**
+     * The retry-exceeded completion that the device's timers end is notified on the device's thread (notify=inline)
+     * with nobody polling: the engine runs what the timers deferred before it waits again, and every request
+     * still completes once.
+     */
+    @Test
+    void withEveryDataPacketLostAnInlineNotificationReportsTheRetryExceededCompletion() {
+        Link l = connect("lostInline");
+        relay.dropAll = true;
+        cqA.armCq(io.jndk.api.NdkCqNotifyType.ANY);
+        assertThat(l.qa().write("w1", new NdkSge[] {src.sge(0, 4096, srcMr.getLocalToken())}, 1, dst.address(),
+            dstMr.getRemoteToken(), 0)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        Kit.awaitTrueOrTimeout(() -> !notifiedOn.isEmpty());
+        assertThat(notifiedOn).as("one notification, nobody polling").hasSize(1);
+        assertThat(notifiedOn.get(0).getName()).as("delivered on the device's thread").startsWith("jndk-roce");
+        NdkResultEx first = Kit.poll(cqA);
+        assertThat(first.requestContext).isEqualTo("w1");
+        assertThat(NtStatus.describe(first.status)).isEqualTo(NtStatus.describe(NtStatus.STATUS_IO_TIMEOUT));
+        Kit.assertEmpty(cqA);
         relay.dropAll = false;
         Kit.close(l.ca());
         w.untrack(l.ca());

@@ -367,6 +367,7 @@ final class RoceDevice implements Runnable {
                     work = pass(engine);
                     now = System.nanoTime();
                     next = timers(now);
+                    engine.runPending(); // what the timers ended (a retry exceeded): notified now, not after a wait
                 } finally {
                     if (polling) {
                         turn.set(false);
@@ -407,7 +408,7 @@ final class RoceDevice implements Runnable {
             while (polling && !turn.compareAndSet(false, true)) {
                 Thread.onSpinWait(); // a consumer's pass is short: it never waits for input
             }
-            shutdownEngine();
+            shutdownEngine(engine);
         }
     }
 
@@ -675,10 +676,11 @@ final class RoceDevice implements Runnable {
         return next;
     }
 
-    private void shutdownEngine() {
+    private void shutdownEngine(EngineThread engine) {
         for (RoceQp q : new ArrayList<>(live)) {
             q.fail(NtStatus.STATUS_CONNECTION_RESET, 0, false, io.jndk.api.DisconnectReason.CONNECTION_RESET);
         }
+        engine.runPending(); // the notifications of what the failures completed (notify=inline)
         try {
             selector.close();
         } catch (IOException e) {
