@@ -80,6 +80,8 @@ public final class SoftAdapter implements NdkAdapter {
         this.wire = wire;
         this.options = p.options();
         checkNumbers(options);
+        this.registeredBytesLimit = OptionValues.number(options, "limit.registered.bytes", Long.MAX_VALUE, 0,
+            Long.MAX_VALUE);
         this.address = p.address() != null ? p.address() : InetAddress.getLoopbackAddress();
         this.endpoints = endpoints;
         this.pendAlways = "always".equals(p.option("pend", "never"));
@@ -277,14 +279,15 @@ public final class SoftAdapter implements NdkAdapter {
     }
 
     private final java.util.concurrent.atomic.AtomicLong pinned = new java.util.concurrent.atomic.AtomicLong();
+    /** The option {@code limit.registered.bytes}, read when the adapter opens. */
+    private final long registeredBytesLimit;
 
     /**
      * Accounts {@code bytes} of registered memory against the option {@code limit.registered.bytes} (default
      * unlimited); false when it would be exceeded (RegisterMr then fails with STATUS_INSUFFICIENT_RESOURCES).
      */
     boolean pin(long bytes) {
-        long max = OptionValues.number(options, "limit.registered.bytes", Long.MAX_VALUE, 0, Long.MAX_VALUE);
-        if (pinned.addAndGet(bytes) > max) {
+        if (pinned.addAndGet(bytes) > registeredBytesLimit) {
             pinned.addAndGet(-bytes);
             return false;
         }
