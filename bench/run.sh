@@ -8,6 +8,8 @@
 #   ROCE_ONLY=1 bench/run.sh ...   only the RoCE rows (the UDP baselines and the roce runs) and their report
 #   ROCE_PORT=N                    the roce device's UDP port (default 4791; another one keeps clear of a roce
 #                                  process already on 127.0.0.1:4791)
+#   ROUNDS=N                       rounds of every paired row, and runs of the Fairness rows (default 5: the
+#                                  report takes the median, and single rounds on a virtual machine move by 2x)
 # Writes bench/results/STAMP-*.jsonl (raw records), STAMP-summary.json and STAMP-bandwidth-vs-size.svg.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -15,6 +17,7 @@ SECS="${1:-2}"
 QPS="${2:-1000}"
 ROCE_ONLY="${ROCE_ONLY:-0}"
 ROCE_PORT="${ROCE_PORT:-4791}"
+ROUNDS="${ROUNDS:-5}"
 R="$OUT/$STAMP"
 cd "$ROOT"
 echo "building..." >&2
@@ -49,7 +52,7 @@ bounded() {
 }
 
 # RoCE over loopback UDP: raw Java UDP (UdpBaseline: a stream of datagrams the size of a RoCE packet at the device's
-# path MTU, and an 8-byte spinning ping-pong), then jndk perf --transport roce (64 KiB Write, Read, Send, three runs
+# path MTU, and an 8-byte spinning ping-pong), then jndk perf --transport roce (64 KiB Write, Read, Send, ROUNDS runs
 # each: two adapters in one process, one device on 127.0.0.2 and one on 127.0.0.1, completions by notification) and
 # the 8-byte Write ping-pong polling
 # (JndkLatency, poll=true, one device on 127.0.0.2 and one on 127.0.0.1). Each jndk run is bounded (the transport is new): a hang leaves a jstack and the rest goes on.
@@ -59,7 +62,7 @@ roce_runs() {
     : > "$R-roce.jsonl"
     : > "$R-latency-roce.jsonl"
     : > "$R-udp-pairs.jsonl"
-    # three rounds, each after a UDP sample of its own (UdpBaseline ... pair: one stream, one ping-pong), so that each
+    # ROUNDS rounds, each after a UDP sample of its own (UdpBaseline ... pair: one stream, one ping-pong), so that each
     # round's ratios compare figures measured within the same minute; the report takes the median of the rounds'
     # ratios. The streams: two devices (side A on 127.0.0.2, B on 127.0.0.1: two sockets and two engine threads, as
     # the baseline's two sockets and two threads, and as two hosts), completions by notification (--block) asked for on
@@ -67,8 +70,8 @@ roce_runs() {
     # two engines (docs/PERFORMANCE.md, "RoCE over loopback UDP"). The
     # ping-pong: two adapters on two addresses, in the polling mode (poll=true: the consumers' threads send and
     # receive), as the iwarp polling row.
-    for round in 1 2 3; do
-        echo "round $round of 3: UDP sample, then jndk perf over roce (UDP port $ROCE_PORT) and the 8-byte Write ping-pong (polling)..." >&2
+    for round in $(seq 1 "$ROUNDS"); do
+        echo "round $round of $ROUNDS: UDP sample, then jndk perf over roce (UDP port $ROCE_PORT) and the 8-byte Write ping-pong (polling)..." >&2
         "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.UdpBaseline "$SECS" pair >> "$R-udp-pairs.jsonl"
         for op in write read send; do
             bounded $((SECS + 60)) "$R-roce.jsonl" ./jndk perf --transport roce -O udp.port="$ROCE_PORT" --op "$op" \
@@ -140,7 +143,7 @@ echo "jndk perf over iwarp..." >&2
 perf_runs iwarp --transport iwarp
 echo "jndk perf over iwarp, CRC..." >&2
 perf_runs iwarp-crc --transport iwarp --crc
-# The target rows run in three rounds, each just after a NIO sample of its own (NioBaseline ... pair: one 64 KiB
+# The target rows run in ROUNDS rounds, each just after a NIO sample of its own (NioBaseline ... pair: one 64 KiB
 # stream without and one with CRC32c), so that each round's ratio compares figures measured within the same minute:
 # the machine's speed changes over minutes (docs/PERFORMANCE.md) and the report takes the median of the rounds' ratios.
 # The target rows (bandwidth and CPU per GB from the same runs) wait as NIO's threads do: notified completions
@@ -152,8 +155,8 @@ perf_runs iwarp-crc --transport iwarp --crc
 : > "$R-iwarp-block-crc.jsonl"
 : > "$R-iwarp-poll.jsonl"
 : > "$R-iwarp-poll-crc.jsonl"
-for round in 1 2 3; do
-    echo "round $round of 3: NIO stream sample, then jndk over iwarp: notified with --cq-mod 8 (and CRC), polling mode (and CRC)..." >&2
+for round in $(seq 1 "$ROUNDS"); do
+    echo "round $round of $ROUNDS: NIO stream sample, then jndk over iwarp: notified with --cq-mod 8 (and CRC), polling mode (and CRC)..." >&2
     "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.NioBaseline "$SECS" pair >> "$R-nio-pairs.jsonl"
     ./jndk perf -s 65536 -D "$SECS" --warmup 1 --json --transport iwarp --block --cq-mod 8 >> "$R-iwarp-block.jsonl"
     ./jndk perf -s 65536 -D "$SECS" --warmup 1 --json --transport iwarp --block --cq-mod 8 --crc --op write \
@@ -174,7 +177,7 @@ echo "jndk 8-byte RDMA Write ping-pong over iwarp: polling (poll=true), notifica
 : > "$R-nio-pingpong-pairs.jsonl"
 # each round after a NIO spinning and blocking ping-pong of its own: the report pairs the polling round trip with the
 # spinning one and the notification-driven round trip with the blocking one
-for round in 1 2 3; do
+for round in $(seq 1 "$ROUNDS"); do
     "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.NioBaseline "$SECS" pingpong >> "$R-nio-pingpong-pairs.jsonl"
     "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.JndkLatency 20000 iwarp modes=poll poll=true >> "$R-latency.jsonl"
     "$JAVA" "${JVM_FLAGS[@]}" -cp "$BENCH_CP" io.jndk.bench.JndkLatency 20000 iwarp modes=notify notify=inline poll=true \
@@ -193,10 +196,10 @@ echo "jndk $QPS QPs over iwarp (the shared engine, the default)..." >&2
 
 echo "fairness: 100 QPs of 8-byte Writes, alone and beside one QP's 1 MiB Read storm (each engine, each mode)..." >&2
 : > "$R-fairness.jsonl"
-# the shared engine's two modes (the target rows) three times each, the report taking the median of the runs' ratios
+# the shared engine's two modes (the target rows) ROUNDS times each, the report taking the median of the runs' ratios
 # (a single run's p99 ratio moved between 0.6 and 13 from one run to the next on the same build), each run beside one
 # with engine.yield.us=0 (information: loops that never yield after a long turn); the thread engine once (information)
-for run in 1 2 3; do
+for run in $(seq 1 "$ROUNDS"); do
     for poll in false true; do
         for yield in default 0; do
             opt=()
