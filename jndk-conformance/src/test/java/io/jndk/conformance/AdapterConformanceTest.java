@@ -520,4 +520,33 @@ class AdapterConformanceTest {
         assertThat(mr.version()).isEqualTo(a.version());
         assertThat(qp.receive("r", new io.jndk.api.NdkSge[0], 0)).as("the pended QP is usable").isEqualTo(NtStatus.STATUS_SUCCESS);
     }
+    /**
+     * NdkCloseAdapter waits until the adapter's objects are closed, and a completion callback runs on a thread those
+     * objects need (the dispatcher's, or with {@code notify=inline} the engine thread that completed the request):
+     * an adapter close from inside one is refused with IllegalStateException, whichever thread runs it, and the
+     * adapter goes on working.
+     */
+    @ParameterizedTest
+    @CsvSource({"dispatcher", "inline"})
+    void anAdapterCloseFromInsideACompletionCallbackIsRefused(String notify) {
+        NdkAdapter[] self = new NdkAdapter[1];
+        java.util.concurrent.atomic.AtomicReference<Object> outcome = new java.util.concurrent.atomic.AtomicReference<>();
+        World.Pair p = w.connect(false, 16, 4, 4, Map.of("notify", notify), (ctx, status) -> {
+            try {
+                self[0].close();
+                outcome.set("the close returned");
+            } catch (RuntimeException e) {
+                outcome.set(e);
+            }
+        });
+        self[0] = p.a.adapter;
+        p.a.cq.armCq(NdkCqNotifyType.ANY);
+        assertThat(p.a.qp.receive("r", new io.jndk.api.NdkSge[0], 0)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(p.b.qp.send("s", new io.jndk.api.NdkSge[0], 0, 0)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        Kit.awaitTrue("the notification", () -> outcome.get() != null);
+        assertThat(outcome.get()).isInstanceOf(IllegalStateException.class);
+        assertThat(((Exception) outcome.get()).getMessage()).contains("must not be called from a callback");
+        assertThat(Kit.poll(p.a.cq).requestContext).isEqualTo("r");
+        assertThat(Kit.poll(p.b.cq).requestContext).isEqualTo("s");
+    }
 }

@@ -519,7 +519,9 @@ public final class SoftAdapter implements NdkAdapter {
 
     @Override
     public void close() {
-        if (dispatcher.onDispatcherThread()) {
+        if (dispatcher.onDispatcherThread() || io.jndk.provider.spi.EngineThread.isEngineThread()) {
+            // a callback's thread (the dispatcher's, or an engine's with notify=inline): the close would wait for the
+            // very thread that must release the objects it waits for
             throw new IllegalStateException("the adapter close blocks and must not be called from a callback");
         }
         long start = System.nanoTime();

@@ -15,16 +15,16 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * {@code jndk perf --server} and {@code --client} in two network namespaces of their own, joined by a veth pair
- * on a private /30: the iWARP traffic crosses a real (virtual) link instead of {@code lo}. Needs root and
- * {@code ip}; skipped otherwise. Only the two namespaces' addresses are ever contacted; the namespaces (and with
- * them the veth pair) are deleted afterwards, whatever happened.
+ * on a /30 of the documentation range 198.51.100.0/24: the traffic crosses a real (virtual) link instead of
+ * {@code lo}. Needs root and {@code ip}; skipped otherwise. Only the two namespaces' addresses are ever contacted;
+ * the namespaces (and with them the veth pair) are deleted afterwards, whatever happened.
  */
 class PerfNamespaceTest {
     static final long PID = ProcessHandle.current().pid();
     static final String NS_A = "jndk-a-" + PID, NS_B = "jndk-b-" + PID;
     static final String VETH_A = "jva" + PID % 1_000_000, VETH_B = "jvb" + PID % 1_000_000;
-    static final String NET = "10.231." + (PID % 250 + 1) + ".";
-    static final String ADDR_A = NET + "1", ADDR_B = NET + "2";
+    static final int SUBNET = (int) (PID % 64) * 4; // a /30 of 198.51.100.0/24 (TEST-NET-2)
+    static final String ADDR_A = "198.51.100." + (SUBNET + 1), ADDR_B = "198.51.100." + (SUBNET + 2);
     static String ip;
     static final List<String> created = new ArrayList<>();
 
@@ -114,6 +114,36 @@ class PerfNamespaceTest {
             }
             assertThat(server.await(PerfTwoProcessTest.RUN)).as("server exit; output:%n%s", server.output()).isEqualTo(0);
             assertThat(server.output()).contains(ADDR_B + ":").contains("400 messages of 65536 B checked: 400 good, 0 bad");
+        }
+    }
+    /**
+     * Over roce: the client's route to the server becomes unreachable while a Write stream runs, so every packet the
+     * client's device sends (Write retransmissions, then the CM's REJ) fails in the socket with "no route to host".
+     * Those are lost packets, not the device's end: the Writes end in the retry-exceeded error and the client says so
+     * and exits, its QP and adapter closed (a send error that stopped the device's engine left the adapter's close
+     * waiting for ever).
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aRoceClientWhoseRouteGoesAwayEndsWithAnErrorAndExits() throws Exception {
+        try (JndkProcess server = JndkProcess.start(List.of(ip, "netns", "exec", NS_A), "perf", "--server", "--transport",
+                "roce", "--bind", ADDR_A, "--port", "0", "--connections", "1")) {
+            int port = PerfTwoProcessTest.awaitListening(server);
+            try (JndkProcess client = JndkProcess.start(List.of(ip, "netns", "exec", NS_B), "perf", "--client", ADDR_A,
+                    "--bind", ADDR_B, "--transport", "roce", "--port", "" + port, "--op", "write", "-s", "65536",
+                    "-n", "10000000")) {
+                String started = server.nextLine(PerfTwoProcessTest.STARTUP);
+                assertThat(started).as("the server's line for the stream; output:%n%s", server.output())
+                        .isNotNull().contains(": write, 65536 B");
+                ip("-n", NS_B, "route", "add", "unreachable", ADDR_A + "/32");
+                try {
+                    Integer status = client.await(PerfTwoProcessTest.RUN);
+                    assertThat(status).as("the client's exit; output:%n%s", client.output()).isNotNull().isNotEqualTo(0);
+                    assertThat(client.output()).contains("IO_TIMEOUT");
+                } finally {
+                    ip("-n", NS_B, "route", "del", "unreachable", ADDR_A + "/32");
+                }
+            }
         }
     }
 }

@@ -25,7 +25,6 @@ import io.jndk.roce.codec.RoceOpcode;
 import io.jndk.roce.mad.GsiPacket;
 import io.jndk.roce.mad.MadHeaderFlyweight;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -74,7 +73,9 @@ final class RoceDevice implements Runnable {
 
     /** Device counters ({@code ./jndk info}, tests). */
     enum Counter {
-        PACKETS_IN, PACKETS_OUT, UNKNOWN_QPN, MALFORMED, DROPPED_CLOSED, PLACEMENT_REFUSED, GSI_IN, GSI_OUT
+        PACKETS_IN, PACKETS_OUT, UNKNOWN_QPN, MALFORMED, DROPPED_CLOSED, PLACEMENT_REFUSED, GSI_IN, GSI_OUT,
+        /** Packets (RC or CM) whose send failed with an error (no route to the peer, ...): lost as on a wire. */
+        SEND_FAILED
     }
 
     final String key;
@@ -93,6 +94,10 @@ final class RoceDevice implements Runnable {
     private final ByteBuffer probeIn = ByteBuffer.allocate(64);
     private final ConcurrentHashMap<Integer, RoceTransport.Listening> listeners = new ConcurrentHashMap<>();
     private final AtomicLongArray counters = new AtomicLongArray(Counter.values().length);
+    /** The last send's error, for the connect that waits to know whether its REQ left (engine thread). */
+    private IOException lastSendFailure;
+    /** Whether the first send failure has been reported (engine thread). */
+    private boolean sendFailureWarned;
     /** Whether the first ICRC drop has been reported (engine thread). */
     private boolean icrcWarned;
     private final QpTable qps = new QpTable();
@@ -183,25 +188,30 @@ final class RoceDevice implements Runnable {
     /** The device of {@code address} in this JVM, opened on first use. */
     static RoceDevice acquire(InetAddress address, RoceOptions options) throws IOException {
         String key = address.getHostAddress() + "/" + options.udpPort();
-        synchronized (DEVICES) {
-            RoceDevice d = DEVICES.get(key);
-            if (d == null) {
-                Thread leaving = CLOSING.get(key);
-                if (leaving != null) {
-                    // the last adapter of the device that had this address just closed: its engine closes the socket
-                    // as it ends; bind only after that
-                    try {
-                        leaving.join(2_000);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
+        while (true) {
+            Thread leaving;
+            synchronized (DEVICES) {
+                RoceDevice d = DEVICES.get(key);
+                leaving = d == null ? CLOSING.get(key) : null;
+                if (leaving == null) {
+                    if (d == null) {
+                        d = new RoceDevice(key, address, options);
+                        DEVICES.put(key, d);
                     }
-                    CLOSING.remove(key, leaving);
+                    d.references++;
+                    return d;
                 }
-                d = new RoceDevice(key, address, options);
-                DEVICES.put(key, d);
             }
-            d.references++;
-            return d;
+            // the last adapter of the device that had this address just closed: its engine closes the socket as it
+            // ends, and leaves CLOSING under the monitor, so wait for it without holding the monitor; bind after that
+            try {
+                leaving.join(2_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            synchronized (DEVICES) {
+                CLOSING.remove(key, leaving);
+            }
         }
     }
 
@@ -535,7 +545,14 @@ final class RoceDevice implements Runnable {
         for (int i = 0; i < n; i++) {
             RoceQp q = ready.poll();
             readySet.remove(q);
-            if (q.service(SERVICE_BUDGET)) {
+            boolean more;
+            try {
+                more = q.service(SERVICE_BUDGET);
+            } catch (RuntimeException e) {
+                crashed(q, e);
+                continue;
+            }
+            if (more) {
                 ready(q);
             }
         }
@@ -591,7 +608,11 @@ final class RoceDevice implements Runnable {
             count(Counter.UNKNOWN_QPN);
             return false;
         }
-        q.onPacket(in, 0, length, op.isResponse());
+        try {
+            q.onPacket(in, 0, length, op.isResponse());
+        } catch (RuntimeException e) {
+            crashed(q, e);
+        }
         return op.position() == RoceOpcode.Position.LAST || op.position() == RoceOpcode.Position.ONLY;
     }
 
@@ -668,7 +689,11 @@ final class RoceDevice implements Runnable {
             RoceQp q = live.get(i);
             long d = q.nextDeadline();
             if (d <= now) {
-                q.onTimer(now);
+                try {
+                    q.onTimer(now);
+                } catch (RuntimeException e) {
+                    crashed(q, e);
+                }
                 d = q.nextDeadline();
             }
             next = Math.min(next, d);
@@ -676,9 +701,26 @@ final class RoceDevice implements Runnable {
         return next;
     }
 
+    /**
+     * What one QP's processing threw (a defect, never the peer's packets, which are checked first) ends that QP alone,
+     * as a reset, as iwarp's engine resets the one connection: the device goes on serving every other QP on it.
+     */
+    private void crashed(RoceQp q, RuntimeException e) {
+        LOG.log(Level.SEVERE, "roce device " + key + ": QP " + q.qpn + " failed; resetting it, the device goes on", e);
+        try {
+            q.fail(NtStatus.STATUS_CONNECTION_RESET, 0, false, io.jndk.api.DisconnectReason.CONNECTION_RESET);
+        } catch (RuntimeException again) {
+            LOG.log(Level.SEVERE, "roce device " + key + ": resetting QP " + q.qpn + " failed too", again);
+        }
+    }
+
     private void shutdownEngine(EngineThread engine) {
         for (RoceQp q : new ArrayList<>(live)) {
-            q.fail(NtStatus.STATUS_CONNECTION_RESET, 0, false, io.jndk.api.DisconnectReason.CONNECTION_RESET);
+            try {
+                q.fail(NtStatus.STATUS_CONNECTION_RESET, 0, false, io.jndk.api.DisconnectReason.CONNECTION_RESET);
+            } catch (RuntimeException e) {
+                LOG.log(Level.SEVERE, "roce device " + key + ": failing QP " + q.qpn + " at shutdown", e);
+            }
         }
         engine.runPending(); // the notifications of what the failures completed (notify=inline)
         try {
@@ -718,6 +760,23 @@ final class RoceDevice implements Runnable {
                 }
             }
         } catch (IOException e) {
+            sendFailed(peer, e);
+        }
+    }
+
+    /**
+     * A packet that could not be sent (the socket's error: no route to the peer, a firewall, ...) is lost as a packet
+     * lost on the wire would be, and the protocol's timers take it from there (RC retransmission, CM resends): the
+     * error never stops the device, which serves every other QP on it. Counted; said once per device.
+     */
+    private void sendFailed(InetAddress peer, IOException e) {
+        count(Counter.SEND_FAILED);
+        lastSendFailure = e;
+        if (!sendFailureWarned) {
+            sendFailureWarned = true;
+            LOG.warning("roce device " + key + ": a send to " + peer.getHostAddress() + " failed (" + e
+                + "); such packets count as lost (later failures are counted, not logged)");
+        } else {
             LOG.log(Level.FINE, "roce send to " + peer + " failed", e);
         }
     }
@@ -743,7 +802,7 @@ final class RoceDevice implements Runnable {
                 pcap.packet(address, from, to, link.peerPort(), link.ipIdentification(true), gsiOut, 0, length);
             }
         } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            sendFailed(addressOf(destination), e);
         }
     }
 
@@ -877,15 +936,16 @@ final class RoceDevice implements Runnable {
             p.waiting.add(q);
         }
         int psn = newPsn();
-        CmStatus s;
-        try {
-            s = q.cm.connect(new ConnectParams(gidOf(destination.getAddress()), source.getPort(), destination.getPort(),
-                qpn, psn, Math.min(255, request.inboundReadLimit()), Math.min(255, request.outboundReadLimit()),
-                request.privateData()));
-        } catch (UncheckedIOException e) {
+        lastSendFailure = null;
+        CmStatus s = q.cm.connect(new ConnectParams(gidOf(destination.getAddress()), source.getPort(),
+            destination.getPort(), qpn, psn, Math.min(255, request.inboundReadLimit()),
+            Math.min(255, request.outboundReadLimit()), request.privateData()));
+        IOException unsent = lastSendFailure;
+        if (s == CmStatus.OK && unsent != null) { // the REQ could not leave: the consumer hears it now
             forget(q);
             q.cm.close();
-            handler.onFailed(NtStatus.STATUS_HOST_UNREACHABLE);
+            handler.onFailed(NtStatus.STATUS_HOST_UNREACHABLE, io.jndk.api.ConnectFailure.Reason.UNREACHABLE,
+                "no route to " + q.peer.getHostAddress() + ": " + unsent.getMessage());
             return;
         }
         if (s != CmStatus.OK) {

@@ -229,13 +229,16 @@ final class RoceQp implements WireConnection, RemoteAccess, ReceiveSource, SendC
             // REJ that followed a DREQ as RDMA_CM_EVENT_REJECTED, and failed)
             boolean graceful = closing && term == 0;
             ended = true; // the provider knows: nothing is reported back
-            stopData();
-            if (graceful) {
-                disconnectCm();
-            } else {
-                resetCm();
+            try {
+                stopData();
+                if (graceful) {
+                    disconnectCm();
+                } else {
+                    resetCm();
+                }
+            } finally {
+                end(graceful && cm != null); // whatever the CM did: the consumer's close waits for this
             }
-            end(graceful && cm != null);
         });
     }
 
@@ -290,9 +293,12 @@ final class RoceQp implements WireConnection, RemoteAccess, ReceiveSource, SendC
         int sent = responder.poll(this, budget);
         if (closing && !ended && requester.outstanding() == 0 && !moreRequests()) {
             ended = true;
-            stopData();
-            disconnectCm();
-            end(cm != null); // the QPN waits out the CM's time wait; without a CM there is none
+            try {
+                stopData();
+                disconnectCm();
+            } finally {
+                end(cm != null); // the QPN waits out the CM's time wait; without a CM there is none
+            }
         }
         return sent == budget || sentRequests == budget;
     }
@@ -553,16 +559,19 @@ final class RoceQp implements WireConnection, RemoteAccess, ReceiveSource, SendC
             return;
         }
         ended = true;
-        QpPort qp = port;
-        if (qp != null) {
-            qp.failed(status, term, sent, reason);
+        try {
+            QpPort qp = port;
+            if (qp != null) {
+                qp.failed(status, term, sent, reason);
+            }
+            stopData();
+            if (responder != null) {
+                responder.poll(this, 64);
+            }
+            resetCm();
+        } finally {
+            end(false); // whatever failed on the way: the QP's memory is released and its close can end
         }
-        stopData();
-        if (responder != null) {
-            responder.poll(this, 64);
-        }
-        resetCm();
-        end(false);
     }
 
     /** The peer's DREQ (or REJ on an established connection). */
