@@ -111,16 +111,16 @@ spec() {
     q*) NQP=${v#q}; FLAGS="-q $NQP"; RITERS='[0-9]+'; LABEL="$t-q$NQP" ;;
   esac
 }
-# rowline FILE SIZE: the table row for SIZE with RITERS iterations, if any (the BW tests' and the latency tests' rows
-# both start with size, iterations and two figures)
-rowline() { grep -E "^ $2 +$RITERS +[0-9.]+ +[0-9.]+" "$1" 2>/dev/null | head -1; }
-# serverrow FILE SIZE: what the server printed, where perftest's server prints a row (ib_read_lat's only lends its buffer)
-serverrow() { [ "$BIN" = ib_read_lat ] && echo "(no row from a read_lat server)" || rowline "$1" "$2"; }
+# rowline FILE SIZE [TIME]: the table row for SIZE with RITERS iterations, if any (the BW tests' and the latency
+# tests' rows both start with size, iterations and two figures, each matching the pattern TIME, default a number)
+rowline() { local t="${3:-[0-9.]+}"; grep -E "^ $2 +$RITERS +$t +$t" "$1" 2>/dev/null | head -1; }
+# serverrow FILE SIZE [TIME]: what the server printed, where perftest's server prints a row (ib_read_lat's only lends
+# its buffer); TIME as rowline's
+serverrow() { [ "$BIN" = ib_read_lat ] && echo "(no row from a read_lat server)" || rowline "$1" "$2" "${3:-}"; }
 # guestrow FILE SIZE: the guest's row; its times may read "inf": under software emulation perftest's ib_send_lat
 # server sometimes measures its clock as 0 MHz and prints inf for every time (seen with both sides exiting 0 after
 # their round trips), which says nothing about the exchange the row counts
-guestrow() { grep -E "^ $2 +$RITERS +([0-9.]+|inf) +([0-9.]+|inf)" "$1" 2>/dev/null | head -1; }
-guestserverrow() { [ "$BIN" = ib_read_lat ] && echo "(no row from a read_lat server)" || guestrow "$1" "$2"; }
+guestrow() { rowline "$1" "$2" "([0-9.]+|inf)"; }
 # wirecheck PCAP CRC: the jndk side's capture must show NQP + 1 MPA Replies (control, data) with the CRC flag = CRC
 # and no malformed frame; prints what is wrong, nothing when all is right. MPA is a TCP heuristic dissector: tried
 # first, so that an ephemeral port some other protocol registered (44322 is pmproxy's) does not hide a connection.
@@ -208,7 +208,7 @@ touch ready.$id"
     [ "$jrc" = 0 ] || why="$why jndk rc=$jrc: $(grep -iE 'ib_|fail|error|exception' "$cli" | head -2 | tr '\n' ' ');"
     [ "$grc" = 0 ] || why="$why guest rc=$grc$(calib "$SHARE/srv.$id.log" && echo ' (clock calibration)');"
     [ -n "$(rowline "$cli" "$size")" ] || why="$why no $size/$ITERS row from jndk;"
-    [ "$grc" != 0 ] || [ -n "$(guestserverrow "$SHARE/srv.$id.log" "$size")" ] || why="$why no $size/$ITERS row from the guest;"
+    [ "$grc" != 0 ] || [ -n "$(serverrow "$SHARE/srv.$id.log" "$size" "([0-9.]+|inf)")" ] || why="$why no $size/$ITERS row from the guest;"
     why="$why $(wirecheck "$WORK/$name.$attempt.pcap" "$crc")"; why="${why% }"
     if [ -z "$why" ]; then row PASS "$name" $(( size * ITERS )) "attempt $attempt"; else row FAIL "$name" 0 "${why# }"; fi
     return

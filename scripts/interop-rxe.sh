@@ -194,11 +194,12 @@ rping_rxe2jndk() { # SIZE
 }
 
 # ------------------------------------------------------------------ perftest (-R)
-rowline() { grep -E "^ $2 +$ITERS +[0-9.]+ +[0-9.]+" "$1" 2>/dev/null | head -1; }
+# rowline FILE SIZE [TIME]: the row of SIZE with ITERS iterations, its first two figures matching TIME (a number)
+rowline() { local t="${3:-[0-9.]+}"; grep -E "^ $2 +$ITERS +$t +$t" "$1" 2>/dev/null | head -1; }
 # guestrow FILE SIZE: the guest's row of the size with ITERS iterations; its times may read "inf": under software
 # emulation perftest's ib_send_lat server sometimes measures its clock as 0 MHz and prints inf for every time (seen
 # with both sides exiting 0 after 100 round trips), which says nothing about the exchange the row counts
-guestrow() { grep -E "^ $2 +$ITERS +([0-9.]+|inf) +([0-9.]+|inf)" "$1" 2>/dev/null | head -1; }
+guestrow() { rowline "$1" "$2" "([0-9.]+|inf)"; }
 # calib FILE: whether the guest's perftest gave up on its clock calibration, which it does now and then under software
 # emulation ("Correlation coefficient r^2: ... < 0.9", "Can't produce a report"): the case is run once more, as
 # interop-perftest.sh does for siw

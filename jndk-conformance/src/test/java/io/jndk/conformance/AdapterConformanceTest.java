@@ -520,6 +520,7 @@ class AdapterConformanceTest {
         assertThat(mr.version()).isEqualTo(a.version());
         assertThat(qp.receive("r", new io.jndk.api.NdkSge[0], 0)).as("the pended QP is usable").isEqualTo(NtStatus.STATUS_SUCCESS);
     }
+
     /**
      * NdkCloseAdapter waits until the adapter's objects are closed, and a completion callback runs on a thread those
      * objects need (the dispatcher's, or with {@code notify=inline} the engine thread that completed the request):

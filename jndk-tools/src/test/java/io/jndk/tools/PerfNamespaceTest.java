@@ -116,6 +116,7 @@ class PerfNamespaceTest {
             assertThat(server.output()).contains(ADDR_B + ":").contains("400 messages of 65536 B checked: 400 good, 0 bad");
         }
     }
+
     /**
      * Over roce: the client's route to the server becomes unreachable while a Write stream runs, so every packet the
      * client's device sends (Write retransmissions, then the CM's REJ) fails in the socket with "no route to host".

@@ -707,20 +707,21 @@ final class RoceDevice implements Runnable {
      */
     private void crashed(RoceQp q, RuntimeException e) {
         LOG.log(Level.SEVERE, "roce device " + key + ": QP " + q.qpn + " failed; resetting it, the device goes on", e);
+        reset(q);
+    }
+
+    /** Fails {@code q} as a reset; what that throws is logged, so that the caller goes on with the other QPs. */
+    private void reset(RoceQp q) {
         try {
             q.fail(NtStatus.STATUS_CONNECTION_RESET, 0, false, io.jndk.api.DisconnectReason.CONNECTION_RESET);
-        } catch (RuntimeException again) {
-            LOG.log(Level.SEVERE, "roce device " + key + ": resetting QP " + q.qpn + " failed too", again);
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, "roce device " + key + ": resetting QP " + q.qpn + " failed", e);
         }
     }
 
     private void shutdownEngine(EngineThread engine) {
         for (RoceQp q : new ArrayList<>(live)) {
-            try {
-                q.fail(NtStatus.STATUS_CONNECTION_RESET, 0, false, io.jndk.api.DisconnectReason.CONNECTION_RESET);
-            } catch (RuntimeException e) {
-                LOG.log(Level.SEVERE, "roce device " + key + ": failing QP " + q.qpn + " at shutdown", e);
-            }
+            reset(q);
         }
         engine.runPending(); // the notifications of what the failures completed (notify=inline)
         try {
