@@ -30,8 +30,9 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The RC transport's reliability end to end, over real UDP sockets, through {@link UdpFaultRelay}: for each of 200
@@ -67,20 +68,24 @@ class RoceLossTest {
     NdkMr srcMr;
     NdkMr dstMr;
 
-    /** Notifications of {@link #cqA} (the test whose name says so arms it; its adapters notify inline). */
+    /** Notifications of {@link #cqA} (armed by the inline-notification test only). */
     final List<Thread> notifiedOn = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     @BeforeEach
-    void open(TestInfo test) throws IOException {
-        boolean inline = test.getDisplayName().contains("Inline");
+    void open() throws IOException {
+        open("dispatcher", false);
+    }
+
+    /** Opens the relay and both adapters with {@code notify} and {@code poll} (the roce device's polling mode). */
+    private void open(String notify, boolean poll) throws IOException {
         int portA = freeUdpPort();
         int portB = freeUdpPort();
         relay = new UdpFaultRelay(portA, portB);
         w = new World(new Mode("roce", false));
         a = w.adapter(Map.of("udp.port", "" + portA, "udp.peer.port", "" + relay.portForA(), "ack.timeout", "" + ACK_TIMEOUT,
-            "retry", "" + RETRY, "notify", inline ? "inline" : "dispatcher"));
+            "retry", "" + RETRY, "notify", notify, "poll", "" + poll));
         b = w.adapter(Map.of("udp.port", "" + portB, "udp.peer.port", "" + relay.portForB(), "ack.timeout", "" + ACK_TIMEOUT,
-            "retry", "" + RETRY, "notify", inline ? "inline" : "dispatcher"));
+            "retry", "" + RETRY, "notify", notify, "poll", "" + poll));
         pdA = w.pd(a);
         pdB = w.pd(b);
         cqA = w.cq(a, 256, (context, status) -> notifiedOn.add(Thread.currentThread()));
@@ -237,8 +242,11 @@ class RoceLossTest {
      * with nobody polling: the engine runs what the timers deferred before it waits again, and every request
      * still completes once.
      */
-    @Test
-    void withEveryDataPacketLostAnInlineNotificationReportsTheRetryExceededCompletion() {
+    @ParameterizedTest(name = "poll={0}")
+    @ValueSource(booleans = {false, true})
+    void withEveryDataPacketLostAnInlineNotificationReportsTheRetryExceededCompletion(boolean poll) throws IOException {
+        close();
+        open("inline", poll); // with poll=true the write leaves on this thread, which arms the ACK timer too
         Link l = connect("lostInline");
         relay.dropAll = true;
         cqA.armCq(io.jndk.api.NdkCqNotifyType.ANY);

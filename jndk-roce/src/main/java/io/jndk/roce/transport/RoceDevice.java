@@ -145,6 +145,16 @@ final class RoceDevice implements Runnable {
     private volatile boolean outputOwed;
     /** Whether the running pass is a consumer's (the turn holder's own field: packets count as polled). */
     private boolean inConsumerPass;
+    /**
+     * Polling mode: the earliest timer deadline a consumer's pass left since the engine's last pass began
+     * ({@link Long#MAX_VALUE}: none). Written under the turn, read by the engine after it says it sleeps: a timer armed
+     * on a consumer's thread (an ACK timeout, an RNR wait, a CM resend) shortens the engine's sleep.
+     */
+    private volatile long consumerDeadline = Long.MAX_VALUE;
+    /** When the sleeping engine plans to wake ({@link System#nanoTime}); written before {@link #sleeping}. */
+    private volatile long sleepUntil;
+    /** The running consumer pass's earliest deadline of the QPs it touched (the turn holder's own field). */
+    private long passDeadline;
     /** How long the engine keeps polling after its last work before it sleeps ({@code poll.spin.us}). */
     private final long spinNanos;
     private long lastWork;
@@ -374,6 +384,9 @@ final class RoceDevice implements Runnable {
                 long next;
                 try {
                     outputOwed = false; // this pass sends it
+                    if (polling) {
+                        consumerDeadline = Long.MAX_VALUE; // the timers below see every deadline
+                    }
                     work = pass(engine);
                     now = System.nanoTime();
                     next = timers(now);
@@ -398,10 +411,14 @@ final class RoceDevice implements Runnable {
                         LockSupport.parkNanos(Math.max(1, Math.min(now + standBy, next) - now));
                         continue;
                     }
+                    long waitMillis = waitMillis(next, now);
+                    sleepUntil = now + waitMillis * 1_000_000;
                     sleeping = true;
                     if (commands.isEmpty() && kicks.get() == null && !outputOwed && !closed) {
-                        long waitMillis = next == Long.MAX_VALUE ? MAX_WAIT_MILLIS
-                            : Math.max(0, Math.min(MAX_WAIT_MILLIS, (next - now) / 1_000_000));
+                        long armed = consumerDeadline; // after sleeping: a consumer's pass sees one or the other
+                        if (armed < next) {
+                            waitMillis = waitMillis(armed, now);
+                        }
                         if (waitMillis == 0) {
                             selector.selectNow();
                         } else {
@@ -420,6 +437,11 @@ final class RoceDevice implements Runnable {
             }
             shutdownEngine(engine);
         }
+    }
+
+    /** The engine's selector wait at {@code now} for a timer due at {@code next}: at most {@link #MAX_WAIT_MILLIS}. */
+    private static long waitMillis(long next, long now) {
+        return next == Long.MAX_VALUE ? MAX_WAIT_MILLIS : Math.max(0, Math.min(MAX_WAIT_MILLIS, (next - now) / 1_000_000));
     }
 
     /**
@@ -470,11 +492,19 @@ final class RoceDevice implements Runnable {
         }
         boolean work = false;
         boolean owed = false;
+        long deadline = Long.MAX_VALUE;
         try {
             if (!closed) {
                 inConsumerPass = true;
+                passDeadline = Long.MAX_VALUE;
                 work = runConsumerPass();
                 owed = !ready.isEmpty();
+                deadline = Math.min(passDeadline, cm.nextDeadline());
+                if (deadline < consumerDeadline) {
+                    consumerDeadline = deadline;
+                } else {
+                    deadline = Long.MAX_VALUE; // the engine knows of one as early
+                }
             }
         } catch (IOException | RuntimeException e) {
             LOG.log(Level.SEVERE, "roce device " + key + " stopped (in a polling consumer's pass)", e);
@@ -491,8 +521,20 @@ final class RoceDevice implements Runnable {
             // brings back); an engine standing by for polls is not asleep and takes it over as before
             outputOwed = true;
             wake();
+        } else if (deadline != Long.MAX_VALUE && sleeping && lateBy(deadline, sleepUntil, System.nanoTime())) {
+            selector.wakeup(); // a timer this pass armed would fire too late from the engine's planned wake
         }
         return work ? 1 : 0;
+    }
+
+    /**
+     * Whether a timer due at {@code deadline}, armed at {@code now}, would fire more than half its length late if the
+     * engine woke only at {@code wake}. Within that the engine's next planned wake serves it (no wake-up per post in
+     * the common case: the local ACK timeout is tens of milliseconds, the idle wait 100), beyond it (an RNR wait, a
+     * short ACK timeout) the consumer wakes the engine.
+     */
+    static boolean lateBy(long deadline, long wake, long now) {
+        return wake - deadline > Math.max(0, deadline - now) / 2;
     }
 
     /** A consumer of one of the device's CQs waits for a notification now: the engine must not stand by. */
@@ -552,6 +594,9 @@ final class RoceDevice implements Runnable {
                 crashed(q, e);
                 continue;
             }
+            if (inConsumerPass) {
+                passDeadline = Math.min(passDeadline, q.nextDeadline());
+            }
             if (more) {
                 ready(q);
             }
@@ -610,6 +655,9 @@ final class RoceDevice implements Runnable {
         }
         try {
             q.onPacket(in, 0, length, op.isResponse());
+            if (inConsumerPass) {
+                passDeadline = Math.min(passDeadline, q.nextDeadline());
+            }
         } catch (RuntimeException e) {
             crashed(q, e);
         }

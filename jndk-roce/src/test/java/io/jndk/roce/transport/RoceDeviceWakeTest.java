@@ -1,0 +1,36 @@
+package io.jndk.roce.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * The rule by which a consumer's pass (polling mode) wakes a sleeping engine for a timer it armed: only when the
+ * engine's planned wake would make the timer more than half its length late.
+ */
+class RoceDeviceWakeTest {
+    private static final long MS = 1_000_000;
+
+    @Test
+    void theDefaultAckTimeoutArmedDuringAnIdleWaitDoesNotWakeTheEngine() {
+        long now = 1_000 * MS;
+        // 67 ms ACK timeout; the engine went to sleep for 100 ms just before: it wakes 33 ms late, under half of 67
+        assertThat(RoceDevice.lateBy(now + 67 * MS, now + 100 * MS, now)).isFalse();
+    }
+
+    @Test
+    void aShortTimerArmedDuringAnIdleWaitWakesTheEngine() {
+        long now = 1_000 * MS;
+        assertThat(RoceDevice.lateBy(now + MS / 100, now + 100 * MS, now)).as("an RNR wait of 10 us").isTrue();
+        assertThat(RoceDevice.lateBy(now + 4 * MS, now + 100 * MS, now)).as("a 4 ms ACK timeout").isTrue();
+        assertThat(RoceDevice.lateBy(now + 20 * MS, now + 31 * MS, now)).as("11 ms late for a 20 ms timer").isTrue();
+    }
+
+    @Test
+    void aWakePlannedBeforeTheDeadlineOrWithinHalfItsLengthAfterIsKept() {
+        long now = 1_000 * MS;
+        assertThat(RoceDevice.lateBy(now + 20 * MS, now + 10 * MS, now)).as("the engine wakes first").isFalse();
+        assertThat(RoceDevice.lateBy(now + 20 * MS, now + 30 * MS, now)).as("exactly half late").isFalse();
+        assertThat(RoceDevice.lateBy(now - MS, now + 100 * MS, now)).as("a deadline already past").isTrue();
+    }
+}
