@@ -62,6 +62,17 @@ public interface NdkAdapter extends NdkObject, AutoCloseable {
     NdkCounters counters();
 
     /**
+     * A snapshot of the counters of the device under the adapter, by lower-case name, in a fixed order (jndk
+     * extension; what a driver's hardware counters are to {@code rdma statistic}): what the wire did below the NDK
+     * objects, such as packets dropped for a bad ICRC or an unknown QP, retransmissions, NAKs, CM resends. They count
+     * for the whole device: adapters that share one (roce: one device per address and UDP port) read the same values.
+     * docs/USAGE.md lists them. Empty when the transport keeps none beyond {@link #counters()} (loopback, iwarp).
+     */
+    default java.util.Map<String, Long> deviceCounters() {
+        return java.util.Map.of();
+    }
+
+    /**
      * Closes the adapter ({@code CLOSE_NDK_ADAPTER_HANDLER}). Blocks until every descendant object has been
      * closed by the consumer and every callback has returned. Must not be called from a callback.
      */

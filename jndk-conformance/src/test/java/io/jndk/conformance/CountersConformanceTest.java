@@ -105,6 +105,38 @@ class CountersConformanceTest {
         }
     }
 
+    /**
+     * The device counters are the transport's own: none on loopback and iwarp (every counter of theirs is an adapter
+     * counter); on roce a fixed list of names, read-only, whose RC counters grow with the requests the device executes.
+     */
+    @Test
+    void deviceCountersAreTheTransportsOwnAndGrowWithItsWork() {
+        connectedAndWarm();
+        Map<String, Long> before = p.b.adapter.deviceCounters();
+        if (!mode.transport().equals("roce")) {
+            assertThat(before).isEmpty();
+            assertThat(p.a.adapter.deviceCounters()).isEmpty();
+            return;
+        }
+        assertThat(before).containsKeys("packets_in", "icrc_bad", "unknown_qpn", "cm_retries", "rc_requests_executed",
+                "rc_retransmitted_packets");
+        assertThat(p.b.qp.receive("r", new NdkSge[] {dst.sge(1000, 500, dstMr.getLocalToken())}, 1)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(p.a.qp.write("w", new NdkSge[] {src.sge(0, 300, srcMr.getLocalToken())}, 1, dst.address() + 2000,
+                dstMr.getRemoteToken(), 0)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(p.a.qp.send("s", new NdkSge[] {src.sge(0, 200, srcMr.getLocalToken())}, 1, 0)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        Mem.expect(p.a.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.WRITE);
+        Mem.expect(p.a.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.SEND);
+        Mem.expect(p.b.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.RECEIVE);
+        Map<String, Long> after = p.b.adapter.deviceCounters();
+        assertThat(after.keySet()).as("the same names in the same order").containsExactlyElementsOf(before.keySet());
+        assertThat(after.get("rc_requests_executed") - before.get("rc_requests_executed")).as("the Write and the Send")
+                .isGreaterThanOrEqualTo(2);
+        assertThat(after.get("packets_in") - before.get("packets_in")).isGreaterThanOrEqualTo(2);
+        assertThat(after.get("icrc_bad")).isZero();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> after.put("packets_in", 0L))
+                .isInstanceOf(UnsupportedOperationException.class);
+    }
+
     @Test
     void writeSendAndReadCountBytesFpdusRequestsAndCompletions() {
         connectedAndWarm();

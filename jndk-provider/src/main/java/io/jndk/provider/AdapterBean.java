@@ -5,6 +5,8 @@ import io.jndk.api.NdkCounters;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import javax.management.Attribute;
@@ -19,7 +21,9 @@ import javax.management.ObjectName;
 /**
  * An open adapter as a platform MBean, {@code io.jndk:type=Adapter,name=<transport>-<n>}: read-only attributes
  * {@code Transport}, {@code Address} and one {@code long} per {@link NdkCounter}, named like the constant
- * ({@code FPDUS_IN}). Tools read it through JMX ({@code jndk stat}). Registered when the adapter opens, gone
+ * ({@code FPDUS_IN}), and one per device counter ({@link io.jndk.api.NdkAdapter#deviceCounters()}) named
+ * {@code DEVICE_} and the counter's name in upper case ({@code DEVICE_ICRC_BAD}). Tools read it through JMX
+ * ({@code jndk stat}). Registered when the adapter opens, gone
  * when it closes; the system property {@value #MARKER} tells a tool attaching to the process that it has
  * (or had) jndk adapters.
  */
@@ -30,6 +34,8 @@ final class AdapterBean implements DynamicMBean {
     static final String MARKER = "io.jndk.adapters";
     private static final Logger LOG = Logger.getLogger(AdapterBean.class.getName());
     private static final String TRANSPORT = "Transport", ADDRESS = "Address";
+    /** The prefix of the device counters' attributes: {@code DEVICE_ICRC_BAD} for {@code icrc_bad}. */
+    static final String DEVICE = "DEVICE_";
 
     private final SoftAdapter adapter;
     private final ObjectName name;
@@ -81,10 +87,19 @@ final class AdapterBean implements DynamicMBean {
     @Override
     public AttributeList getAttributes(String[] attributes) {
         NdkCounters snapshot = adapter.counters(); // one consistent snapshot for the whole list
+        Map<String, Long> device = null; // the device's, taken once if asked for
         AttributeList list = new AttributeList();
         for (String a : attributes) {
             if (TRANSPORT.equals(a) || ADDRESS.equals(a)) {
                 list.add(new Attribute(a, TRANSPORT.equals(a) ? adapter.transport() : adapter.address().getHostAddress()));
+            } else if (a.startsWith(DEVICE)) {
+                if (device == null) {
+                    device = adapter.deviceCounters();
+                }
+                Long v = device.get(a.substring(DEVICE.length()).toLowerCase(Locale.ROOT));
+                if (v != null) {
+                    list.add(new Attribute(a, v));
+                }
             } else {
                 for (NdkCounter c : NdkCounter.values()) {
                     if (c.name().equals(a)) {
@@ -113,6 +128,10 @@ final class AdapterBean implements DynamicMBean {
         attrs.add(new MBeanAttributeInfo(ADDRESS, "java.lang.String", "adapter address", true, false, false));
         for (NdkCounter c : NdkCounter.values()) {
             attrs.add(new MBeanAttributeInfo(c.name(), "long", c.label, true, false, false));
+        }
+        for (String d : adapter.deviceCounters().keySet()) {
+            attrs.add(new MBeanAttributeInfo(DEVICE + d.toUpperCase(Locale.ROOT), "long", "device counter " + d, true, false,
+                    false));
         }
         return new MBeanInfo(AdapterBean.class.getName(), "jndk adapter counters",
                 attrs.toArray(new MBeanAttributeInfo[0]), null, null, null);

@@ -496,6 +496,11 @@ public final class SoftAdapter implements NdkAdapter {
     }
 
     @Override
+    public java.util.Map<String, Long> deviceCounters() {
+        return wire.deviceCounters();
+    }
+
+    @Override
     public NdkCounters counters() {
         long[] v = new long[counters.length()];
         synchronized (wireCounters) {

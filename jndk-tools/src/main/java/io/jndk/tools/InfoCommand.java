@@ -168,6 +168,11 @@ final class InfoCommand implements Callable<Integer> {
         for (NdkCounter c : NdkCounter.values()) {
             sb.append(String.format("  %-28s %d%n", c.label, a.counters().get(c)));
         }
+        Map<String, Long> device = a.deviceCounters();
+        if (!device.isEmpty()) {
+            sb.append("\ndevice counters (the whole ").append(transport).append(" device at this address)\n");
+            device.forEach((name, value) -> sb.append(String.format("  %-36s %d%n", name, value)));
+        }
         return sb.toString();
     }
 
@@ -326,6 +331,12 @@ final class InfoCommand implements Callable<Integer> {
         for (var e : a.counters().asMap().entrySet()) {
             sb.append(first ? "" : ",").append('"').append(e.getKey().name().toLowerCase(Locale.ROOT)).append("\":")
                     .append(e.getValue());
+            first = false;
+        }
+        sb.append("},\"deviceCounters\":{");
+        first = true;
+        for (var e : a.deviceCounters().entrySet()) {
+            sb.append(first ? "" : ",").append(Json.str(e.getKey())).append(':').append(e.getValue());
             first = false;
         }
         return sb.append("}}").toString();

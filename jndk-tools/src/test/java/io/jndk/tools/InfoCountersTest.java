@@ -28,6 +28,20 @@ class InfoCountersTest {
             assertThat(text).containsPattern("(?m)^  " + Pattern.quote(c.label) + " +0$");
             assertThat(json).contains("\"" + c.name().toLowerCase(Locale.ROOT) + "\":0");
         }
+        assertThat(text).as("iwarp keeps no device counters beyond these").doesNotContain("device counters");
+        assertThat(json).contains("\"deviceCounters\":{}");
+    }
+
+    /** The roce device's counters (the ICRC checks, the CM's, the RC's summed over its QPs) follow the adapter's. */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void roceAlsoPrintsItsDeviceCounters() throws Exception {
+        String text = run("info", "--transport", "roce");
+        assertThat(text).contains("\ndevice counters (the whole roce device at this address)\n")
+                .containsPattern("(?m)^  icrc_bad +0$").containsPattern("(?m)^  unknown_qpn +0$")
+                .containsPattern("(?m)^  cm_retries +0$").containsPattern("(?m)^  rc_retransmitted_packets +0$");
+        assertThat(run("info", "--transport", "roce", "--json")).contains("\"deviceCounters\":{\"packets_in\":0,")
+                .contains("\"icrc_unchecked\":0,").contains("\"rc_dropped_packets\":0}");
     }
 
     /**

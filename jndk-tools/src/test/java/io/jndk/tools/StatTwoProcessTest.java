@@ -51,6 +51,31 @@ class StatTwoProcessTest {
         }
     }
 
+    /**
+     * A roce server's adapter also carries its device's counters ({@code device_} and the name): what the RC responder
+     * executed, the ICRC checks. The client runs from 127.0.0.2, as each process's device binds its address's port 4791.
+     */
+    @Test
+    @Timeout(value = 150, unit = TimeUnit.SECONDS)
+    void statShowsARoceServersDeviceCounters() throws Exception {
+        try (JndkProcess server = JndkProcess.start(List.of(), "perf", "--server", "--transport", "roce", "--bind",
+                "127.0.0.1", "--port", "0")) {
+            int port = PerfTwoProcessTest.awaitListening(server);
+            String pid = Long.toString(server.pid());
+            assertThat(counter(stat("stat", pid, "--json"), "device_rc_requests_executed")).isZero();
+            try (JndkProcess client = JndkProcess.start(List.of(), "perf", "--client", "127.0.0.1", "--bind", "127.0.0.2",
+                    "--transport", "roce", "--port", "" + port, "-s", "4096", "--op", "write", "-n", "200")) {
+                assertThat(client.await(RUN)).as("client exit; output:%n%s", client.output()).isEqualTo(0);
+            }
+            String busy = stat("stat", pid, "--json");
+            assertThat(busy).contains("\"transport\":\"roce\"");
+            assertThat(counter(busy, "device_rc_requests_executed")).isGreaterThanOrEqualTo(200);
+            assertThat(counter(busy, "device_cm_mads_received")).isPositive();
+            assertThat(counter(busy, "device_icrc_bad")).isZero();
+            assertThat(stat("stat", pid)).containsPattern("device_rc_acks_sent\\s+[1-9]\\d*");
+        }
+    }
+
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void aProcessWithoutAdaptersIsReportedAndExitsZero() throws Exception {

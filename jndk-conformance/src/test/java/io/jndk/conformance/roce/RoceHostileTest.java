@@ -133,6 +133,13 @@ class RoceHostileTest {
         return p;
     }
 
+    /** B's device counter {@code name} ({@link NdkAdapter#deviceCounters()}): how the device filed what it was sent. */
+    private long deviceB(String name) {
+        Long v = b.deviceCounters().get(name);
+        assertThat(v).as("device counter %s of %s", name, b.deviceCounters().keySet()).isNotNull();
+        return v;
+    }
+
     /** Whether B's connection still carries a real Write, with nothing of the hostile packets placed. */
     private void stillWorksAndUntouched() {
         write(200, 300, 4096);
@@ -142,9 +149,12 @@ class RoceHostileTest {
 
     @Test
     void aPacketWithABadIcrcIsDroppedSilently() throws IOException {
+        long executed = deviceB("rc_requests_executed");
         relay.inject(writeOnly(relay.lastQpTowardB, nextPsn(), dst.address() + 1000, dstMr.getRemoteToken(), 64), false);
         stillWorksAndUntouched();
         assertThat(b.counters().get(NdkCounter.TERMINATES_SENT)).isZero();
+        assertThat(deviceB("icrc_bad")).as("filed as ICRC bad").isEqualTo(1);
+        assertThat(deviceB("rc_requests_executed")).as("the real Write only").isEqualTo(executed + 1);
     }
 
     @Test
@@ -153,6 +163,8 @@ class RoceHostileTest {
             true);
         stillWorksAndUntouched();
         assertThat(b.counters().get(NdkCounter.TERMINATES_SENT)).isZero();
+        assertThat(deviceB("unknown_qpn")).as("filed as for an unknown QP").isEqualTo(1);
+        assertThat(deviceB("icrc_bad")).isZero();
     }
 
     @Test
@@ -167,6 +179,9 @@ class RoceHostileTest {
             true);
         stillWorksAndUntouched();
         assertThat(b.counters().get(NdkCounter.TERMINATES_SENT)).isZero();
+        assertThat(deviceB("rc_out_of_sequence_requests")).as("the one ahead").isEqualTo(1);
+        assertThat(deviceB("rc_sequence_naks_sent")).as("one NAK for it").isEqualTo(1);
+        assertThat(deviceB("rc_duplicate_requests")).as("the two behind").isEqualTo(2);
     }
 
     @Test
@@ -176,6 +191,7 @@ class RoceHostileTest {
         Kit.awaitTrue("B sent the NAK (its Terminate counterpart)", () -> b.counters().get(NdkCounter.TERMINATES_SENT) == 1);
         Kit.awaitTrue("B's QP in error", () -> qb.write(null, new NdkSge[0], 0, 0, 0, 0) == NtStatus.STATUS_CONNECTION_INVALID);
         dst.assertFilled(1000, 2000, (byte) 0x11);
+        assertThat(deviceB("rc_error_naks_sent")).as("the remote access error NAK").isEqualTo(1);
     }
 
     @Test
@@ -186,6 +202,7 @@ class RoceHostileTest {
         Kit.awaitTrue("B sent the NAK", () -> b.counters().get(NdkCounter.TERMINATES_SENT) == 1);
         dst.assertFilled(dst.size() - 32, 32, (byte) 0x11);
         dst.assertGuardsIntact();
+        assertThat(deviceB("rc_error_naks_sent")).as("the remote access error NAK").isEqualTo(1);
     }
 
     @Test

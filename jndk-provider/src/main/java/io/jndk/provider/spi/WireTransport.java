@@ -68,6 +68,14 @@ public interface WireTransport {
     default void releaseOutOfBand(int qpn) {
     }
 
+    /**
+     * The device's counters by lower-case name, in a fixed order ({@link io.jndk.api.NdkAdapter#deviceCounters()}); the
+     * default has none. May wait briefly for the transport's engine; never blocks on the network.
+     */
+    default java.util.Map<String, Long> deviceCounters() {
+        return java.util.Map.of();
+    }
+
     /** Releases everything (adapter close). */
     void shutdown();
 }

@@ -262,6 +262,15 @@ public final class FrameLink implements RoceLink {
         return counters[counter.ordinal()];
     }
 
+    @Override
+    public void counters(java.util.Map<String, Long> into) {
+        for (FrameCounter c : FrameCounter.values()) {
+            if (c != FrameCounter.ICRC_GOOD && c != FrameCounter.ICRC_BAD) { // the device reports those for every link
+                into.put("frame_" + c.name().toLowerCase(java.util.Locale.ROOT), counters[c.ordinal()]);
+            }
+        }
+    }
+
     /**
      * @param address an IPv4 address
      * @return the MAC learnt for it in the low 48 bits, or -1 when none is known

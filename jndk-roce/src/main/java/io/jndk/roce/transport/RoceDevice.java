@@ -9,6 +9,7 @@ import io.jndk.provider.spi.QpPort;
 import io.jndk.roce.cm.CmAgent;
 import io.jndk.roce.cm.CmConfig;
 import io.jndk.roce.cm.CmConnection;
+import io.jndk.roce.cm.CmCounter;
 import io.jndk.roce.cm.CmEvent;
 import io.jndk.roce.cm.CmIdSource;
 import io.jndk.roce.cm.CmState;
@@ -24,6 +25,7 @@ import io.jndk.roce.codec.RocePacketError;
 import io.jndk.roce.codec.RoceOpcode;
 import io.jndk.roce.mad.GsiPacket;
 import io.jndk.roce.mad.MadHeaderFlyweight;
+import io.jndk.roce.rc.RcCounter;
 import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
@@ -94,6 +96,8 @@ final class RoceDevice implements Runnable {
     private final ByteBuffer probeIn = ByteBuffer.allocate(64);
     private final ConcurrentHashMap<Integer, RoceTransport.Listening> listeners = new ConcurrentHashMap<>();
     private final AtomicLongArray counters = new AtomicLongArray(Counter.values().length);
+    /** The RC counters of the QPs that left {@link #live} (engine). */
+    private final long[] rcEnded = new long[RcCounter.COUNT];
     /** The last send's error, for the connect that waits to know whether its REQ left (engine thread). */
     private IOException lastSendFailure;
     /** Whether the first send failure has been reported (engine thread). */
@@ -297,6 +301,55 @@ final class RoceDevice implements Runnable {
 
     long counter(Counter c) {
         return counters.get(c.ordinal());
+    }
+
+    /**
+     * The device's counters by lower-case name ({@link io.jndk.api.NdkAdapter#deviceCounters()}): the device's own, the
+     * link's ICRC checks (and the frame link's counters), the CM's, and the RC counters summed over the device's QPs,
+     * live and ended. Taken by the engine (or the turn holder); a caller that is not the engine waits up to a second
+     * for it and, if it does not answer (it stopped), gets the device's own counters only.
+     */
+    java.util.Map<String, Long> counterSnapshot() {
+        if (Thread.currentThread() == thread || !thread.isAlive()) {
+            return takeCounters(); // the engine itself, or no engine left to race with
+        }
+        java.util.concurrent.CompletableFuture<java.util.Map<String, Long>> f = new java.util.concurrent.CompletableFuture<>();
+        execute(() -> f.complete(takeCounters()));
+        try {
+            return f.get(1, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            // the engine did not answer: what can be read from here
+        }
+        return ownCounters();
+    }
+
+    private java.util.LinkedHashMap<String, Long> ownCounters() {
+        java.util.LinkedHashMap<String, Long> m = new java.util.LinkedHashMap<>();
+        for (Counter c : Counter.values()) {
+            m.put(c.name().toLowerCase(java.util.Locale.ROOT), counters.get(c.ordinal()));
+        }
+        return m;
+    }
+
+    private java.util.Map<String, Long> takeCounters() {
+        java.util.LinkedHashMap<String, Long> m = ownCounters();
+        m.put("icrc_good", link.icrcGood());
+        m.put("icrc_bad", link.icrcBad());
+        m.put("icrc_unchecked", link.icrcUnchecked());
+        link.counters(m);
+        for (CmCounter c : CmCounter.values()) {
+            m.put("cm_" + c.name().toLowerCase(java.util.Locale.ROOT), cm.counter(c));
+        }
+        long[] rc = rcEnded.clone();
+        for (RoceQp q : live) {
+            q.addRcCounters(rc);
+        }
+        for (RcCounter c : RcCounter.values()) {
+            m.put("rc_" + c.name().toLowerCase(java.util.Locale.ROOT), rc[c.ordinal()]);
+        }
+        return java.util.Collections.unmodifiableMap(m);
     }
 
     void count(Counter c) {
@@ -937,7 +990,9 @@ final class RoceDevice implements Runnable {
         settled(q);
         if (qps.get(q.qpn) == q) {
             qps.remove(q.qpn);
-            live.remove(q);
+            if (live.remove(q)) {
+                q.addRcCounters(rcEnded); // the device's RC counters keep what its ended QPs did
+            }
         }
         if (q.cm != null) {
             byCm.remove(q.cm);

@@ -85,6 +85,13 @@ public interface RoceLink extends AutoCloseable {
 
     long icrcUnchecked();
 
+    /**
+     * Adds the link's own counters beyond the ICRC ones, by lower-case name, to {@code into} (the frame link's); the
+     * default has none. Called by the turn holder.
+     */
+    default void counters(java.util.Map<String, Long> into) {
+    }
+
     /** Packets that could not leave ({@link #send} returned false). */
     long sendDrops();
 

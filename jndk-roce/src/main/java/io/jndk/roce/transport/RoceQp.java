@@ -398,6 +398,17 @@ final class RoceQp implements WireConnection, RemoteAccess, ReceiveSource, SendC
         return (buffer.get(offset) & 0xFF) != ACKNOWLEDGE || (buffer.get(offset + 12) & 0xE0) == 0x60;
     }
 
+    /** Adds the RC requester's and responder's counters to {@code into} (indexed by {@link RcCounter} ordinal; turn holder). */
+    void addRcCounters(long[] into) {
+        if (requester != null) {
+            long[] r = requester.counters().values();
+            long[] s = responder.counters().values();
+            for (int i = 0; i < into.length; i++) {
+                into[i] += r[i] + s[i];
+            }
+        }
+    }
+
     long nextDeadline() {
         return running && !ended ? requester.nextDeadline() : Long.MAX_VALUE;
     }

@@ -115,6 +115,11 @@ public final class RoceTransport implements WireTransport {
     }
 
     @Override
+    public java.util.Map<String, Long> deviceCounters() {
+        return device.counterSnapshot();
+    }
+
+    @Override
     public void shutdown() {
         if (shut.compareAndSet(false, true)) {
             device.release();
