@@ -67,6 +67,7 @@ public interface NdkAdapter extends NdkObject, AutoCloseable {
      * objects, such as packets dropped for a bad ICRC or an unknown QP, retransmissions, NAKs, CM resends. They count
      * for the whole device: adapters that share one (roce: one device per address and UDP port) read the same values.
      * docs/USAGE.md lists them. Empty when the transport keeps none beyond {@link #counters()} (loopback, iwarp).
+     * The device's engine takes the snapshot: the call may wait for it, at most about a second.
      */
     default java.util.Map<String, Long> deviceCounters() {
         return java.util.Map.of();

@@ -120,6 +120,9 @@ class CountersConformanceTest {
         }
         assertThat(before).containsKeys("packets_in", "icrc_bad", "unknown_qpn", "cm_retries", "rc_requests_executed",
                 "rc_retransmitted_packets");
+        Map<String, Long> active = p.a.adapter.deviceCounters();
+        assertThat(active.get("packets_out")).as("A's REQ and RTU count in packets_out as in gsi_out, and its warm Send")
+                .isGreaterThanOrEqualTo(active.get("gsi_out") + 1);
         assertThat(p.b.qp.receive("r", new NdkSge[] {dst.sge(1000, 500, dstMr.getLocalToken())}, 1)).isEqualTo(NtStatus.STATUS_SUCCESS);
         assertThat(p.a.qp.write("w", new NdkSge[] {src.sge(0, 300, srcMr.getLocalToken())}, 1, dst.address() + 2000,
                 dstMr.getRemoteToken(), 0)).isEqualTo(NtStatus.STATUS_SUCCESS);

@@ -219,8 +219,12 @@ final class StatCommand implements Callable<Integer> {
             AdapterSample before = previous.get(s.key());
             double seconds = before == null ? 0 : (s.nanos() - before.nanos()) / 1e9;
             sb.append(String.format("pid %s adapter %s (%s %s)%n", s.pid(), s.name(), s.transport(), s.address()));
+            int width = 28; // the adapter counters' column; wider for long device counter names
+            for (String k : s.counters().keySet()) {
+                width = Math.max(width, k.length() + 1);
+            }
             for (var e : s.counters().entrySet()) {
-                sb.append(String.format("  %-28s %16d", e.getKey().toLowerCase(Locale.ROOT), e.getValue()));
+                sb.append(String.format("  %-" + width + "s %16d", e.getKey().toLowerCase(Locale.ROOT), e.getValue()));
                 if (before != null) {
                     long d = e.getValue() - before.counters().getOrDefault(e.getKey(), 0L);
                     sb.append(String.format("  %+14d  %14.0f/s", d, d / seconds));

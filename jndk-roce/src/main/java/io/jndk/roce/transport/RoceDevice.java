@@ -155,6 +155,12 @@ final class RoceDevice implements Runnable {
      * on a consumer's thread (an ACK timeout, an RNR wait, a CM resend) shortens the engine's sleep.
      */
     private volatile long consumerDeadline = Long.MAX_VALUE;
+    /**
+     * Polling mode: the latest time by which the engine must wake for the timers consumers' passes armed since its last
+     * pass began (each timer's deadline plus half its length: {@link #lateBy}); {@link Long#MAX_VALUE}: none. Only
+     * falls between the engine's resets, so a pass that finds it no higher knows the wake is already seen to.
+     */
+    private volatile long consumerWakeBy = Long.MAX_VALUE;
     /** When the sleeping engine plans to wake ({@link System#nanoTime}); written before {@link #sleeping}. */
     private volatile long sleepUntil;
     /** The running consumer pass's earliest deadline of the QPs it touched (the turn holder's own field). */
@@ -306,8 +312,9 @@ final class RoceDevice implements Runnable {
     /**
      * The device's counters by lower-case name ({@link io.jndk.api.NdkAdapter#deviceCounters()}): the device's own, the
      * link's ICRC checks (and the frame link's counters), the CM's, and the RC counters summed over the device's QPs,
-     * live and ended. Taken by the engine (or the turn holder); a caller that is not the engine waits up to a second
-     * for it and, if it does not answer (it stopped), gets the device's own counters only.
+     * live and ended. Taken by the engine (or the turn holder), or by the caller once the engine has ended; a caller
+     * that is not the engine waits up to a second for it and, if it is held up longer (an adapter's close under way, a
+     * callback that blocks it), gets the device's own counters only.
      */
     java.util.Map<String, Long> counterSnapshot() {
         if (Thread.currentThread() == thread || !thread.isAlive()) {
@@ -320,9 +327,13 @@ final class RoceDevice implements Runnable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            // the engine did not answer: what can be read from here
+            // the engine did not answer: it ended meanwhile (then all can be read), or it is held up
         }
-        return ownCounters();
+        if (!thread.isAlive()) {
+            return takeCounters();
+        }
+        java.util.LinkedHashMap<String, Long> own = ownCounters();
+        return java.util.Collections.unmodifiableMap(own);
     }
 
     private java.util.LinkedHashMap<String, Long> ownCounters() {
@@ -338,6 +349,7 @@ final class RoceDevice implements Runnable {
         m.put("icrc_good", link.icrcGood());
         m.put("icrc_bad", link.icrcBad());
         m.put("icrc_unchecked", link.icrcUnchecked());
+        m.put("send_drops", link.sendDrops());
         link.counters(m);
         for (CmCounter c : CmCounter.values()) {
             m.put("cm_" + c.name().toLowerCase(java.util.Locale.ROOT), cm.counter(c));
@@ -439,6 +451,7 @@ final class RoceDevice implements Runnable {
                     outputOwed = false; // this pass sends it
                     if (polling) {
                         consumerDeadline = Long.MAX_VALUE; // the timers below see every deadline
+                        consumerWakeBy = Long.MAX_VALUE;
                     }
                     work = pass(engine);
                     now = System.nanoTime();
@@ -461,7 +474,7 @@ final class RoceDevice implements Runnable {
                     if (standBy > 0) {
                         // consumers' polls drive the device: stand by (no wake-ups that take their cores), keep the
                         // timers, and take over within a millisecond of their last pass, at once when a CQ is armed
-                        LockSupport.parkNanos(Math.max(1, Math.min(now + standBy, next) - now));
+                        LockSupport.parkNanos(Math.max(1, Math.min(now + standBy, Math.min(next, consumerDeadline)) - now));
                         continue;
                     }
                     long waitMillis = waitMillis(next, now);
@@ -471,6 +484,7 @@ final class RoceDevice implements Runnable {
                         long armed = consumerDeadline; // after sleeping: a consumer's pass sees one or the other
                         if (armed < next) {
                             waitMillis = waitMillis(armed, now);
+                            sleepUntil = now + waitMillis * 1_000_000; // no consumer wakes it for what it knows
                         }
                         if (waitMillis == 0) {
                             selector.selectNow();
@@ -545,18 +559,23 @@ final class RoceDevice implements Runnable {
         }
         boolean work = false;
         boolean owed = false;
-        long deadline = Long.MAX_VALUE;
+        long needBy = Long.MAX_VALUE;
         try {
             if (!closed) {
                 inConsumerPass = true;
                 passDeadline = Long.MAX_VALUE;
                 work = runConsumerPass();
                 owed = !ready.isEmpty();
-                deadline = Math.min(passDeadline, cm.nextDeadline());
-                if (deadline < consumerDeadline) {
-                    consumerDeadline = deadline;
-                } else {
-                    deadline = Long.MAX_VALUE; // the engine knows of one as early
+                long d = Math.min(passDeadline, cm.nextDeadline());
+                if (d < consumerDeadline) {
+                    consumerDeadline = d;
+                }
+                if (d != Long.MAX_VALUE) {
+                    long by = wakeBy(d, System.nanoTime());
+                    if (by < consumerWakeBy) {
+                        consumerWakeBy = by;
+                        needBy = by; // the first pass to need the engine this early: it looks whether it sleeps
+                    }
                 }
             }
         } catch (IOException | RuntimeException e) {
@@ -574,7 +593,7 @@ final class RoceDevice implements Runnable {
             // brings back); an engine standing by for polls is not asleep and takes it over as before
             outputOwed = true;
             wake();
-        } else if (deadline != Long.MAX_VALUE && sleeping && lateBy(deadline, sleepUntil, System.nanoTime())) {
+        } else if (needBy != Long.MAX_VALUE && sleeping && sleepUntil > needBy) {
             selector.wakeup(); // a timer this pass armed would fire too late from the engine's planned wake
         }
         return work ? 1 : 0;
@@ -587,7 +606,19 @@ final class RoceDevice implements Runnable {
      * short ACK timeout) the consumer wakes the engine.
      */
     static boolean lateBy(long deadline, long wake, long now) {
-        return wake - deadline > Math.max(0, deadline - now) / 2;
+        return wake > wakeBy(deadline, now);
+    }
+
+    /** The latest wake that serves a timer due at {@code deadline}, armed at {@code now}: {@link #lateBy}'s bound. */
+    static long wakeBy(long deadline, long now) {
+        return deadline + Math.max(0, deadline - now) / 2;
+    }
+
+    /** A timer due at {@code deadline} was armed: a consumer's pass reports it to the engine (see {@link #consumerTurn}). */
+    private void armed(long deadline) {
+        if (inConsumerPass) {
+            passDeadline = Math.min(passDeadline, deadline);
+        }
     }
 
     /** A consumer of one of the device's CQs waits for a notification now: the engine must not stand by. */
@@ -647,9 +678,7 @@ final class RoceDevice implements Runnable {
                 crashed(q, e);
                 continue;
             }
-            if (inConsumerPass) {
-                passDeadline = Math.min(passDeadline, q.nextDeadline());
-            }
+            armed(q.nextDeadline());
             if (more) {
                 ready(q);
             }
@@ -708,9 +737,7 @@ final class RoceDevice implements Runnable {
         }
         try {
             q.onPacket(in, 0, length, op.isResponse());
-            if (inConsumerPass) {
-                passDeadline = Math.min(passDeadline, q.nextDeadline());
-            }
+            armed(q.nextDeadline());
         } catch (RuntimeException e) {
             crashed(q, e);
         }
@@ -897,9 +924,12 @@ final class RoceDevice implements Runnable {
                 u.sendVia(p.channel, to, gsiOut, 0, length);
                 from = ((InetSocketAddress) p.channel.getLocalAddress()).getPort();
             } else {
-                link.send(to, GsiPacket.RXE_SOURCE_PORT, gsiOut, 0, length);
+                if (!link.send(to, GsiPacket.RXE_SOURCE_PORT, gsiOut, 0, length)) {
+                    return; // the link did not take it (counted there): lost
+                }
                 from = link.sentSourcePort(GsiPacket.RXE_SOURCE_PORT);
             }
+            count(Counter.PACKETS_OUT);
             if (pcap != null) {
                 pcap.packet(address, from, to, link.peerPort(), link.ipIdentification(true), gsiOut, 0, length);
             }
@@ -1059,6 +1089,7 @@ final class RoceDevice implements Runnable {
         }
         q.receivePsn = psn;
         q.connectDeadline = System.nanoTime() + Math.max(1, request.timeoutMillis()) * 1_000_000;
+        armed(q.connectDeadline);
         connecting.add(q);
     }
 
@@ -1121,6 +1152,7 @@ final class RoceDevice implements Runnable {
             return;
         }
         q.connectDeadline = System.nanoTime() + acceptTimeoutMillis * 1_000_000;
+        armed(q.connectDeadline);
         connecting.add(q);
     }
 

@@ -27,6 +27,15 @@ class RoceDeviceWakeTest {
     }
 
     @Test
+    void theLatestWakeForATimerIsItsDeadlinePlusHalfItsLength() {
+        long now = 1_000 * MS;
+        assertThat(RoceDevice.wakeBy(now + 20 * MS, now)).isEqualTo(now + 30 * MS);
+        assertThat(RoceDevice.wakeBy(now - MS, now)).as("already due: at once").isEqualTo(now - MS);
+        // a later but shorter timer can need the engine sooner than an earlier, longer one
+        assertThat(RoceDevice.wakeBy(now + 68 * MS, now + 64 * MS)).isLessThan(RoceDevice.wakeBy(now + 67 * MS, now));
+    }
+
+    @Test
     void aWakePlannedBeforeTheDeadlineOrWithinHalfItsLengthAfterIsKept() {
         long now = 1_000 * MS;
         assertThat(RoceDevice.lateBy(now + 20 * MS, now + 10 * MS, now)).as("the engine wakes first").isFalse();
