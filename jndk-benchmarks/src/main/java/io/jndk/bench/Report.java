@@ -356,6 +356,24 @@ public final class Report {
                         n.get("gbytes_per_s"), n.get("min"), n.get("max"));
             }
         }
+        // what the devices' counters say happened on the wire over the measured RoCE streams (perf's "wire")
+        Map<String, Long> trouble = new java.util.LinkedHashMap<>();
+        int measured = 0;
+        for (String key : List.of("roce/write/65536", "roce/read/65536", "roce/send/65536")) {
+            for (Map<String, String> m : samples.getOrDefault(key, List.of())) {
+                measured++;
+                for (String n : io.jndk.tools.kit.WireTrouble.NAMES) {
+                    if (m.containsKey(n)) {
+                        trouble.merge(n, Long.parseLong(m.get(n)), Long::sum);
+                    }
+                }
+            }
+        }
+        if (!trouble.isEmpty()) {
+            String t = io.jndk.tools.kit.WireTrouble.text(trouble);
+            System.out.printf(Locale.ROOT, "RoCE streams' wire over their %d measured runs (device counters): %s%n", measured,
+                    t.isEmpty() ? "nothing retransmitted, NAKed or dropped" : t);
+        }
         if (records.containsKey("scale")) {
             Map<String, String> s = records.get("scale");
             System.out.printf(Locale.ROOT,

@@ -126,6 +126,23 @@ class ReportTest {
         assertThat((Double) floor.get("ratio")).isCloseTo(1.125, within(1e-4));
     }
 
+    /** The RoCE streams' records carry their wire's trouble counters; the report sums them over every measured run. */
+    @Test
+    void theRoceStreamsWireTroubleIsSummedOverTheirRuns(@TempDir Path dir) throws Exception {
+        String w0 = ",\"wire\":{\"rc_retransmitted_packets\":0,\"rc_timeouts\":0,\"icrc_bad\":0}";
+        String w1 = ",\"wire\":{\"rc_retransmitted_packets\":7,\"rc_timeouts\":1,\"icrc_bad\":0}";
+        String roce = "{\"op\":\"write\",\"size\":65536,\"gbytes_per_s\":0.5" + w0 + "}\n"
+                + "{\"op\":\"write\",\"size\":65536,\"gbytes_per_s\":0.6" + w1 + "}\n"
+                + "{\"op\":\"send\",\"size\":65536,\"gbytes_per_s\":0.4" + w1 + "}\n";
+        assertThat(report(dir, "roce", roce)).contains(
+                "RoCE streams' wire over their 3 measured runs (device counters): 14 rc_retransmitted_packets, 2 rc_timeouts\n");
+        String clean = roce.replace(w1, w0);
+        assertThat(report(dir, "roce", clean)).contains(
+                "RoCE streams' wire over their 3 measured runs (device counters): nothing retransmitted, NAKed or dropped\n");
+        assertThat(report(dir, "roce", clean.replace(w0, ""))).as("records without the counters")
+                .doesNotContain("RoCE streams' wire");
+    }
+
     @Test
     void fairnessTakesTheMedianOfItsRunsRatios(@TempDir Path dir) throws Exception {
         String runs = """

@@ -4,7 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * A strict parser of the flat JSON objects the tools print (string, number, boolean and null values), for tests:
+ * A strict parser of the JSON objects the tools print (string, number, boolean, null and object values), for tests:
  * anything else, or anything after the closing brace, is an error.
  */
 final class MiniJson {
@@ -56,6 +56,9 @@ final class MiniJson {
 
     private Object value() {
         char c = peek();
+        if (c == '{') {
+            return object(); // a nested object (perf's "wire")
+        }
         if (c == '"') {
             return string();
         }

@@ -119,6 +119,31 @@ class PerfCommandTest {
     }
 
     /**
+     * Over roce each record carries the growth of the wire's trouble counters over its run ({@code "wire"}: the device
+     * counters of retransmissions, timeouts, NAKs and drops; zero on loopback's UDP with nothing lost), over iwarp none
+     * (its transport has no device counters).
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void roceRecordsSayWhetherTheWireHadTrouble() throws Exception {
+        try (JndkProcess p = perf("--transport", "roce", "--bind", "127.0.0.2", "-n", "200", "-s", "4096", "--op",
+                "write,read", "--json")) {
+            List<Map<String, Object>> records = jsonLines(p.stdout());
+            assertThat(records).hasSize(2);
+            for (Map<String, Object> r : records) {
+                @SuppressWarnings("unchecked")
+                Map<String, Object> wire = (Map<String, Object>) r.get("wire");
+                assertThat(wire).as("%s", r).containsKeys("rc_retransmitted_packets", "rc_rnr_naks_received", "icrc_bad",
+                        "send_drops");
+                assertThat(wire.values()).allSatisfy(v -> assertThat((Long) v).isNotNegative());
+            }
+        }
+        try (JndkProcess p = perf("-n", "50", "-s", "4096", "--op", "write", "--json")) {
+            assertThat(jsonLines(p.stdout())).singleElement().satisfies(r -> assertThat(r).doesNotContainKey("wire"));
+        }
+    }
+
+    /**
      * {@code --cq-mod}: a stream asks for a completion on every Nth request only (the others silent on success). A count
      * that is no multiple of N ends on a signalled request (-n), and so does a stream stopped by its duration (-D);
      * either way every request is accounted for exactly once (a silent request that completed, or a signalled one

@@ -21,6 +21,7 @@ import io.jndk.tools.kit.Session;
 import io.jndk.tools.kit.Sync;
 import io.jndk.tools.kit.ToolThread;
 import io.jndk.tools.kit.Watchdog;
+import io.jndk.tools.kit.WireTrouble;
 import io.jndk.tools.perf.PerfProtocol.Accept;
 import io.jndk.tools.perf.PerfProtocol.Op;
 import io.jndk.tools.perf.PerfProtocol.Request;
@@ -142,8 +143,10 @@ final class PerfClient {
                             (long) qps * (n + (latency ? 0 : Math.min(n, 5000))), 0, size);
                     PerfFormat.Row r;
                     try {
+                        Map<String, Long> wire0 = WireTrouble.sample(List.of(adapter));
                         r = PerfFormat.sum(size, op, latency ? "lat" : "bw", runAll(Op.of(op), size, progress),
-                                inlined(Op.of(op), size));
+                                inlined(Op.of(op), size))
+                                .withWire(WireTrouble.growth(wire0, WireTrouble.sample(List.of(adapter))));
                     } catch (Failure e) {
                         progress.close();
                         out.flush();

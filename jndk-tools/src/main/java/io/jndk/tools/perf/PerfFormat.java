@@ -2,9 +2,11 @@ package io.jndk.tools.perf;
 
 import io.jndk.tools.kit.CpuSteal;
 import io.jndk.tools.kit.Json;
+import io.jndk.tools.kit.WireTrouble;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -17,7 +19,7 @@ enum PerfFormat {
     /** One measured size and operation, summed over every QP of the run. */
     record Row(int size, String op, String mode, long iters, int qps, double gbitsPerSec, double mmsgPerSec,
             double p50us, double p99us, double p999us, double maxus, boolean inline, boolean verified,
-            double cpuSecPerGb, double stealPercent) {
+            double cpuSecPerGb, double stealPercent, Map<String, Long> wire) {
         double gbytesPerSec() {
             return gbitsPerSec / 8;
         }
@@ -26,13 +28,20 @@ enum PerfFormat {
         Row withCpu(double cpuSeconds) {
             double gb = (double) size * iters / 1e9;
             return new Row(size, op, mode, iters, qps, gbitsPerSec, mmsgPerSec, p50us, p99us, p999us, maxus, inline,
-                    verified, gb > 0 ? cpuSeconds / gb : Double.NaN, stealPercent);
+                    verified, gb > 0 ? cpuSeconds / gb : Double.NaN, stealPercent, wire);
         }
 
         /** This row with the share of the machine's CPU time its hypervisor stole over the run ({@link CpuSteal}). */
         Row withSteal(double percent) {
             return new Row(size, op, mode, iters, qps, gbitsPerSec, mmsgPerSec, p50us, p99us, p999us, maxus, inline,
-                    verified, cpuSecPerGb, percent);
+                    verified, cpuSecPerGb, percent, wire);
+        }
+
+        /** This row with the growth of the wire's trouble counters over the run ({@link WireTrouble}). */
+        Row withWire(Map<String, Long> growth) {
+            return new Row(size, op, mode, iters, qps, gbitsPerSec, mmsgPerSec, p50us, p99us, p999us, maxus, inline,
+                    verified, cpuSecPerGb, stealPercent, growth.isEmpty() ? Map.of()
+                            : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(growth)));
         }
     }
 
@@ -84,19 +93,25 @@ enum PerfFormat {
         switch (this) {
             case TABLE -> out.printf(Locale.ROOT, TABLE_ROW, r.size(), r.op(), r.iters(), r.gbitsPerSec(), r.mmsgPerSec(),
                     r.p50us(), r.p99us(), r.p999us(), r.maxus(), (r.verified() ? "verified" : "FAILED")
-                            + (r.inline() ? ", inline" : ""));
+                            + (r.inline() ? ", inline" : "") + wireNote(r));
             case JSON -> out.printf(Locale.ROOT, "{\"transport\":%s,\"mode\":\"%s\",\"size\":%d,\"op\":\"%s\",\"iters\":%d,"
                             + "\"qps\":%d,\"gbytes_per_s\":%.4f,\"gbits_per_s\":%.4f,\"mmsg_per_s\":%.4f,\"lat_p50_us\":%.2f,"
                             + "\"lat_p99_us\":%.2f,\"lat_p999_us\":%.2f,\"lat_max_us\":%.2f,\"inline\":%b,\"verified\":%b%s}%n",
                     Json.str(transport), r.mode(), r.size(), r.op(), r.iters(), r.qps(), r.gbytesPerSec(), r.gbitsPerSec(),
                     r.mmsgPerSec(), r.p50us(), r.p99us(), r.p999us(), r.maxus(), r.inline(), r.verified(),
                     (Double.isNaN(r.cpuSecPerGb()) ? "" : String.format(Locale.ROOT, ",\"cpu_s_per_gb\":%.4f", r.cpuSecPerGb()))
-                            + CpuSteal.jsonField(r.stealPercent()));
+                            + CpuSteal.jsonField(r.stealPercent()) + WireTrouble.jsonField(r.wire()));
             case CSV -> out.printf(Locale.ROOT, "%s,%s,%d,%s,%d,%d,%.4f,%.4f,%.4f,%.2f,%.2f,%.2f,%.2f,%b,%b%n", transport,
                     r.mode(), r.size(), r.op(), r.iters(), r.qps(), r.gbitsPerSec(), r.gbytesPerSec(), r.mmsgPerSec(),
                     r.p50us(), r.p99us(), r.p999us(), r.maxus(), r.inline(), r.verified());
         }
         out.flush();
+    }
+
+    /** The table's note on the wire's trouble over the row ({@link WireTrouble}), or nothing when it had none. */
+    private static String wireNote(Row r) {
+        String t = WireTrouble.text(r.wire());
+        return t.isEmpty() ? "" : "; wire: " + t;
     }
 
     /** A row from every QP's part: operations summed over the longest part's time, latencies merged. */
@@ -115,6 +130,6 @@ enum PerfFormat {
         return new Row(size, op, mode, n, parts.size(), (double) size * n * 8 / secs / 1e9, n / secs / 1e6,
                 any ? h.getValueAtPercentile(50) / 100.0 : 0, any ? h.getValueAtPercentile(99) / 100.0 : 0,
                 any ? h.getValueAtPercentile(99.9) / 100.0 : 0, h.getMaxValue() / 100.0, inline, verified, Double.NaN,
-                Double.NaN);
+                Double.NaN, Map.of());
     }
 }

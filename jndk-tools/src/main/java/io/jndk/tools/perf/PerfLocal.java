@@ -10,6 +10,7 @@ import io.jndk.api.NdkPd;
 import io.jndk.api.NtStatus;
 import io.jndk.api.Ref;
 import io.jndk.tools.kit.CpuSteal;
+import io.jndk.tools.kit.WireTrouble;
 import io.jndk.tools.kit.JitWatch;
 import io.jndk.tools.kit.ProcessCpu;
 import io.jndk.tools.kit.Session;
@@ -42,6 +43,8 @@ final class PerfLocal implements AutoCloseable {
     private final NdkListener listener;
     private final List<PerfPair> pairs = new ArrayList<>();
     private final int inlineLimit;
+    /** One adapter per device under the run (both sides share one when they have the same address). */
+    private final List<NdkAdapter> devices;
 
     PerfLocal(Settings settings, int maxSize) {
         this.settings = settings;
@@ -50,6 +53,7 @@ final class PerfLocal implements AutoCloseable {
         InetAddress from = settings.bindA() == null ? lo : settings.bindA();
         a = Session.open(settings.transport(), from, Session.options(settings.crc(), settings.pcap(), settings.options()));
         b = Session.open(settings.transport(), lo, Session.options(settings.crc(), null, settings.options()));
+        devices = from.equals(lo) ? List.of(a) : List.of(a, b);
         inlineLimit = settings.inline() ? Math.min(a.info().maxInlineDataSize(), b.info().maxInlineDataSize()) : 0;
         pdA = Sync.create("CreatePd", a::createPd);
         pdB = Sync.create("CreatePd", b::createPd);
@@ -123,6 +127,7 @@ final class PerfLocal implements AutoCloseable {
         List<PerfFormat.Part> results = new ArrayList<>();
         double cpu0 = ProcessCpu.seconds();
         long[] steal0 = CpuSteal.sample();
+        Map<String, Long> wire0 = WireTrouble.sample(devices);
         for (PerfPair p : pairs) {
             threads.add(ToolThread.start("perf-qp-" + p.index, () -> {
                 PerfFormat.Part r = p.run(op, size, iters, durationNs, settings.latencyMode(), inline, progress);
@@ -138,7 +143,8 @@ final class PerfLocal implements AutoCloseable {
         // timed single operations after it) is the cost of moving the data, both sides
         return PerfFormat.sum(size, op, settings.latencyMode() ? "lat" : "bw", results, inline)
                 .withCpu(PerfFormat.cpuOver(results, ProcessCpu.seconds() - cpu0))
-                .withSteal(CpuSteal.percent(steal0, CpuSteal.sample()));
+                .withSteal(CpuSteal.percent(steal0, CpuSteal.sample()))
+                .withWire(WireTrouble.growth(wire0, WireTrouble.sample(devices)));
     }
 
     @Override

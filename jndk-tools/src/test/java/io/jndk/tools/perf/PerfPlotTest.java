@@ -39,7 +39,7 @@ public class PerfPlotTest {
     }
 
     static PerfFormat.Row row(int size, String op, double gbits, double p50) {
-        return new PerfFormat.Row(size, op, "bw", 100, 1, gbits, 1, p50, p50 * 2, p50 * 3, p50 * 4, false, true, Double.NaN, Double.NaN);
+        return new PerfFormat.Row(size, op, "bw", 100, 1, gbits, 1, p50, p50 * 2, p50 * 3, p50 * 4, false, true, Double.NaN, Double.NaN, java.util.Map.of());
     }
 
     @Test
