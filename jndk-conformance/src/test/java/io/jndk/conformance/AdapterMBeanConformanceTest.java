@@ -70,7 +70,18 @@ class AdapterMBeanConformanceTest {
             for (NdkCounter k : NdkCounter.values()) {
                 assertThat(values.get(k.name())).as(k.name()).isEqualTo(c.get(k));
             }
-            assertThat(SERVER.getMBeanInfo(name).getAttributes()).hasSize(NdkCounter.values().length + 2);
+            // the device's counters follow as DEVICE_<NAME> (roce; none on loopback and iwarp)
+            Map<String, Long> device = owner.deviceCounters();
+            assertThat(SERVER.getMBeanInfo(name).getAttributes()).hasSize(NdkCounter.values().length + 2 + device.size());
+            for (String d : device.keySet()) {
+                Object v = SERVER.getAttribute(name, "DEVICE_" + d.toUpperCase(java.util.Locale.ROOT));
+                assertThat(v).as(d).isInstanceOf(Long.class);
+                assertThat((Long) v).as(d).isGreaterThanOrEqualTo(0L);
+            }
+            if (mode.transport().equals("roce")) {
+                assertThat(device).isNotEmpty();
+                assertThat(SERVER.getAttribute(name, "DEVICE_ICRC_BAD")).isEqualTo(0L);
+            }
         }
         assertThat(SERVER.isRegistered(name)).isFalse();
         assertThat(beans()).isEqualTo(before);
