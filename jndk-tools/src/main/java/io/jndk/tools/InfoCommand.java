@@ -333,12 +333,6 @@ final class InfoCommand implements Callable<Integer> {
                     .append(e.getValue());
             first = false;
         }
-        sb.append("},\"deviceCounters\":{");
-        first = true;
-        for (var e : a.deviceCounters().entrySet()) {
-            sb.append(first ? "" : ",").append(Json.str(e.getKey())).append(':').append(e.getValue());
-            first = false;
-        }
-        return sb.append("}}").toString();
+        return sb.append("},\"deviceCounters\":").append(Json.numbers(a.deviceCounters())).append('}').toString();
     }
 }

@@ -157,7 +157,7 @@ final class RoceDevice implements Runnable {
     private volatile long consumerDeadline = Long.MAX_VALUE;
     /**
      * Polling mode: the latest time by which the engine must wake for the timers consumers' passes armed since its last
-     * pass began (each timer's deadline plus half its length: {@link #lateBy}); {@link Long#MAX_VALUE}: none. Only
+     * pass began (each timer's deadline plus half its length: {@link #wakeBy}); {@link Long#MAX_VALUE}: none. Only
      * falls between the engine's resets, so a pass that finds it no higher knows the wake is already seen to.
      */
     private volatile long consumerWakeBy = Long.MAX_VALUE;
@@ -332,8 +332,7 @@ final class RoceDevice implements Runnable {
         if (!thread.isAlive()) {
             return takeCounters();
         }
-        java.util.LinkedHashMap<String, Long> own = ownCounters();
-        return java.util.Collections.unmodifiableMap(own);
+        return java.util.Collections.unmodifiableMap(ownCounters());
     }
 
     private java.util.LinkedHashMap<String, Long> ownCounters() {
@@ -600,16 +599,11 @@ final class RoceDevice implements Runnable {
     }
 
     /**
-     * Whether a timer due at {@code deadline}, armed at {@code now}, would fire more than half its length late if the
-     * engine woke only at {@code wake}. Within that the engine's next planned wake serves it (no wake-up per post in
-     * the common case: the local ACK timeout is tens of milliseconds, the idle wait 100), beyond it (an RNR wait, a
-     * short ACK timeout) the consumer wakes the engine.
+     * The latest wake that serves a timer due at {@code deadline}, armed at {@code now}: the deadline plus half the
+     * timer's length. An engine planning to wake by then serves it (no wake-up per post in the common case: the local
+     * ACK timeout is tens of milliseconds, the idle wait 100); one planning to wake later (for an RNR wait, a short ACK
+     * timeout) is woken by the consumer.
      */
-    static boolean lateBy(long deadline, long wake, long now) {
-        return wake > wakeBy(deadline, now);
-    }
-
-    /** The latest wake that serves a timer due at {@code deadline}, armed at {@code now}: {@link #lateBy}'s bound. */
     static long wakeBy(long deadline, long now) {
         return deadline + Math.max(0, deadline - now) / 2;
     }

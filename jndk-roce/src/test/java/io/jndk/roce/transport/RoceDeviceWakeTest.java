@@ -11,19 +11,24 @@ import org.junit.jupiter.api.Test;
 class RoceDeviceWakeTest {
     private static final long MS = 1_000_000;
 
+    /** Whether a consumer wakes an engine that plans to wake at {@code wake}: the check of {@code consumerTurn}. */
+    private static boolean late(long deadline, long wake, long now) {
+        return wake > RoceDevice.wakeBy(deadline, now);
+    }
+
     @Test
     void theDefaultAckTimeoutArmedDuringAnIdleWaitDoesNotWakeTheEngine() {
         long now = 1_000 * MS;
         // 67 ms ACK timeout; the engine went to sleep for 100 ms just before: it wakes 33 ms late, under half of 67
-        assertThat(RoceDevice.lateBy(now + 67 * MS, now + 100 * MS, now)).isFalse();
+        assertThat(late(now + 67 * MS, now + 100 * MS, now)).isFalse();
     }
 
     @Test
     void aShortTimerArmedDuringAnIdleWaitWakesTheEngine() {
         long now = 1_000 * MS;
-        assertThat(RoceDevice.lateBy(now + MS / 100, now + 100 * MS, now)).as("an RNR wait of 10 us").isTrue();
-        assertThat(RoceDevice.lateBy(now + 4 * MS, now + 100 * MS, now)).as("a 4 ms ACK timeout").isTrue();
-        assertThat(RoceDevice.lateBy(now + 20 * MS, now + 31 * MS, now)).as("11 ms late for a 20 ms timer").isTrue();
+        assertThat(late(now + MS / 100, now + 100 * MS, now)).as("an RNR wait of 10 us").isTrue();
+        assertThat(late(now + 4 * MS, now + 100 * MS, now)).as("a 4 ms ACK timeout").isTrue();
+        assertThat(late(now + 20 * MS, now + 31 * MS, now)).as("11 ms late for a 20 ms timer").isTrue();
     }
 
     @Test
@@ -38,8 +43,8 @@ class RoceDeviceWakeTest {
     @Test
     void aWakePlannedBeforeTheDeadlineOrWithinHalfItsLengthAfterIsKept() {
         long now = 1_000 * MS;
-        assertThat(RoceDevice.lateBy(now + 20 * MS, now + 10 * MS, now)).as("the engine wakes first").isFalse();
-        assertThat(RoceDevice.lateBy(now + 20 * MS, now + 30 * MS, now)).as("exactly half late").isFalse();
-        assertThat(RoceDevice.lateBy(now - MS, now + 100 * MS, now)).as("a deadline already past").isTrue();
+        assertThat(late(now + 20 * MS, now + 10 * MS, now)).as("the engine wakes first").isFalse();
+        assertThat(late(now + 20 * MS, now + 30 * MS, now)).as("exactly half late").isFalse();
+        assertThat(late(now - MS, now + 100 * MS, now)).as("a deadline already past").isTrue();
     }
 }

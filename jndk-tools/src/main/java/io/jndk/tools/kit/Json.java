@@ -1,6 +1,7 @@
 package io.jndk.tools.kit;
 
 import java.util.List;
+import java.util.Map;
 
 /** Tiny JSON helpers for the tools' output. */
 public final class Json {
@@ -18,5 +19,12 @@ public final class Json {
             sb.append(i == 0 ? "" : ",").append(str(l.get(i)));
         }
         return sb.append(']').toString();
+    }
+
+    /** {@code m} as a JSON object of numbers, in its iteration order. */
+    public static String numbers(Map<String, ? extends Number> m) {
+        StringBuilder sb = new StringBuilder("{");
+        m.forEach((k, v) -> sb.append(sb.length() == 1 ? "" : ",").append(str(k)).append(':').append(v));
+        return sb.append('}').toString();
     }
 }

@@ -57,11 +57,6 @@ public final class WireTrouble {
 
     /** {@code ,"wire":{...}} for a JSON record (every counter, zeros too), or nothing when there are none. */
     public static String jsonField(Map<String, Long> growth) {
-        if (growth.isEmpty()) {
-            return "";
-        }
-        StringBuilder sb = new StringBuilder(",\"wire\":{");
-        growth.forEach((n, v) -> sb.append(sb.charAt(sb.length() - 1) == '{' ? "" : ",").append(Json.str(n)).append(':').append(v));
-        return sb.append('}').toString();
+        return growth.isEmpty() ? "" : ",\"wire\":" + Json.numbers(growth);
     }
 }
