@@ -50,8 +50,9 @@ class RoceFrameLinkTest {
         int p2 = freeUdpPort();
         Path file = dir.resolve("frames.pcap");
         NdkAdapter a = Ndk.open(NdkOpenParameters.of("roce", one)
-            .withOptions(Map.of("link", "dgram:" + p1 + ":" + p2, "pcap", file.toString())));
-        NdkAdapter b = Ndk.open(NdkOpenParameters.of("roce", two).withOptions(Map.of("link", "dgram:" + p2 + ":" + p1)));
+            .withOptions(Map.of("link", "dgram:" + p1 + ":" + p2, "pcap", file.toString(), "ack.timeout", Mode.ROCE_ACK_TIMEOUT)));
+        NdkAdapter b = Ndk.open(NdkOpenParameters.of("roce", two)
+            .withOptions(Map.of("link", "dgram:" + p2 + ":" + p1, "ack.timeout", Mode.ROCE_ACK_TIMEOUT)));
         World w = new World(new Mode("roce", false)); // its objects close first, then the adapters
         try {
             Conn.Peer pa = Conn.peer(w, a, "qpA");

@@ -2,6 +2,7 @@ package io.jndk.conformance.roce;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jndk.api.IntRef;
 import io.jndk.api.NdkAdapter;
 import io.jndk.api.NdkConnector;
 import io.jndk.api.NdkCounter;
@@ -135,9 +136,30 @@ class RoceHostileTest {
 
     /** B's device counter {@code name} ({@link NdkAdapter#deviceCounters()}): how the device filed what it was sent. */
     private long deviceB(String name) {
-        Long v = b.deviceCounters().get(name);
-        assertThat(v).as("device counter %s of %s", name, b.deviceCounters().keySet()).isNotNull();
+        Map<String, Long> all = Kit.deviceCounters(b);
+        Long v = all.get(name);
+        assertThat(v).as("device counter %s of %s", name, all.keySet()).isNotNull();
         return v;
+    }
+
+    /**
+     * The next incoming connector whose private data begins with {@code mark} (over roce the peer reads the REQ's
+     * whole field); a storm's request handed over late (a slot the
+     * rejects freed) is rejected on the way.
+     */
+    private NdkConnector nextWith(byte[] mark) {
+        for (int i = 0; i < 1_000; i++) {
+            NdkConnector c = listening.next();
+            IntRef length = new IntRef(0);
+            assertThat(c.getConnectionData(null, null, null, length)).isEqualTo(NtStatus.STATUS_SUCCESS);
+            byte[] data = new byte[length.value];
+            assertThat(c.getConnectionData(null, null, data, new IntRef(data.length))).isEqualTo(NtStatus.STATUS_SUCCESS);
+            if (data.length >= mark.length && java.util.Arrays.equals(data, 0, mark.length, mark, 0, mark.length)) {
+                return c;
+            }
+            assertThat(c.reject(null)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        }
+        throw new AssertionError("no connection request with the private data " + java.util.Arrays.toString(mark));
     }
 
     /** Whether B's connection still carries a real Write, with nothing of the hostile packets placed. */
@@ -185,7 +207,7 @@ class RoceHostileTest {
         // slow machine outlasts A's ACK timer: each resend is a duplicate at B too, and may still be on its way when
         // the Write completes
         Kit.awaitTrue("B's duplicates are the two behind and what A resent",
-            () -> deviceB("rc_duplicate_requests") == 2 + a.deviceCounters().get("rc_retransmitted_packets"));
+            () -> deviceB("rc_duplicate_requests") == 2 + Kit.deviceCounters(a).get("rc_retransmitted_packets"));
     }
 
     @Test
@@ -239,8 +261,9 @@ class RoceHostileTest {
         NdkQp qa2 = w.qp(pdA, cqA, cqA, "qa2", 4, 4, 1, 1, 0);
         NdkQp qb2 = w.qp(pdB, cqB, cqB, "qb2", 4, 4, 1, 1, 0);
         NdkConnector ca2 = Conn.connector(w, a);
-        CompletableFuture<Integer> connect = Conn.connect(ca2, qa2, listening.address, 1, 1, null);
-        NdkConnector cb2 = listening.next();
+        byte[] mark = {0x72, 0x65, 0x61, 0x6C};
+        CompletableFuture<Integer> connect = Conn.connect(ca2, qa2, listening.address, 1, 1, mark);
+        NdkConnector cb2 = nextWith(mark);
         CompletableFuture<Integer> accept = Conn.accept(cb2, qb2, 1, 1, null, null);
         assertThat(Kit.await(connect)).isEqualTo(NtStatus.STATUS_SUCCESS);
         assertThat(Conn.completeConnect(ca2, null)).isEqualTo(NtStatus.STATUS_SUCCESS);
@@ -270,6 +293,9 @@ class RoceHostileTest {
             storm.newConnection(e -> { }).connect(new io.jndk.roce.cm.ConnectParams(io.jndk.roce.cm.Gid.ipv4Mapped(0x7F000001),
                 40_000 + i % 20_000, listening.address.getPort(), 0x100 + i, i, 1, 1, null));
         }
+        // the injected REQs and this Write reach B through the same relay socket, in order: once it completes, B has
+        // taken every REQ of the storm that its socket kept
+        write(300, 100, 6000);
         Kit.awaitTrueOrTimeout(() -> listening.incoming.size() >= 256);
         int seen = listening.incoming.size();
         assertThat(seen).as("requests the listener was handed").isLessThanOrEqualTo(256);
@@ -280,8 +306,9 @@ class RoceHostileTest {
         NdkQp qa2 = w.qp(pdA, cqA, cqA, "qa2", 4, 4, 1, 1, 0);
         NdkQp qb2 = w.qp(pdB, cqB, cqB, "qb2", 4, 4, 1, 1, 0);
         NdkConnector ca2 = Conn.connector(w, a);
-        CompletableFuture<Integer> connect = Conn.connect(ca2, qa2, listening.address, 1, 1, null);
-        NdkConnector cb2 = listening.next();
+        byte[] mark = {0x72, 0x65, 0x61, 0x6C};
+        CompletableFuture<Integer> connect = Conn.connect(ca2, qa2, listening.address, 1, 1, mark);
+        NdkConnector cb2 = nextWith(mark);
         CompletableFuture<Integer> accept = Conn.accept(cb2, qb2, 1, 1, null, null);
         assertThat(Kit.await(connect)).isEqualTo(NtStatus.STATUS_SUCCESS);
         assertThat(Conn.completeConnect(ca2, null)).isEqualTo(NtStatus.STATUS_SUCCESS);

@@ -27,11 +27,22 @@ public record Mode(String transport, boolean pend) {
         return transport.equals("roce") ? java.util.Arrays.copyOf(s, Math.max(field, s.length)) : s;
     }
 
+    /**
+     * The local ACK timeout the suite's roce adapters take unless a test gives its own ({@code ack.timeout}, 4.096 us x
+     * 2^17, about 0.54 s; the device's default is 14, 67 ms): the suite checks what a request does, not how soon a
+     * loaded two-core machine makes a requester resend (a resend is a duplicate that changes the peer's counters) or
+     * gives up (eight timeouts in a row without an answer). {@code RoceLossTest} sets the default's own value.
+     */
+    public static final String ROCE_ACK_TIMEOUT = "17";
+
     /** Open parameters for an adapter of this mode on 127.0.0.1, with extra options. */
     public NdkOpenParameters params(Map<String, String> extra) {
         var opts = new java.util.HashMap<String, String>(extra);
         if (pend) {
             opts.put("pend", "always");
+        }
+        if (transport.equals("roce")) {
+            opts.putIfAbsent("ack.timeout", ROCE_ACK_TIMEOUT);
         }
         return NdkOpenParameters.of(transport, InetAddress.getLoopbackAddress()).withOptions(opts);
     }

@@ -65,7 +65,10 @@ class FrameLinkTest {
 
     @Test
     void packetsToAnUnknownDestinationAreHeldUntilTheArpReplyThenSentInOrder() throws IOException {
-        try (FramePeer p = new FramePeer()) {
+        // a clock that stands still: a loaded machine taking longer than the ARP retry would otherwise put a second
+        // request where the held packets are expected
+        AtomicLong now = new AtomicLong(1_000_000_000L);
+        try (FramePeer p = new FramePeer(FramePeer.LINK_MAC, FramePeer.LINK_IP, FrameLink.DEFAULT_HOLD, now::get)) {
             List<byte[]> sent = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
                 ByteBuffer payload = payload(new Random(i), 64 + i * 4);
