@@ -79,17 +79,6 @@ class ConnectorConformanceTest {
         return b;
     }
 
-    /** Reads the peer's private data (exactly the required size) and the read limits. */
-    private static byte[] connectionData(NdkConnector c, IntRef ird, IntRef ord) {
-        IntRef len = new IntRef(0);
-        assertThat(c.getConnectionData(null, null, null, len)).isEqualTo(NtStatus.STATUS_SUCCESS);
-        byte[] buf = new byte[len.value];
-        IntRef len2 = new IntRef(buf.length);
-        assertThat(c.getConnectionData(ird, ord, buf, len2)).isEqualTo(NtStatus.STATUS_SUCCESS);
-        assertThat(len2.value).isEqualTo(buf.length);
-        return buf;
-    }
-
     @Test
     void createConnectorReturnsAConnector() {
         NdkAdapter a = w.adapter();
@@ -128,7 +117,7 @@ class ConnectorConformanceTest {
         // Passive side before accept: requester's data; inbound <- requester's ORD, outbound <- requester's IRD, capped locally.
         IntRef ird = new IntRef(-1);
         IntRef ord = new IntRef(-1);
-        assertThat(connectionData(pc, ird, ord)).isEqualTo(mode.carried(req, Mode.REQ));
+        assertThat(Conn.connectionData(pc, ird, ord)).isEqualTo(mode.carried(req, Mode.REQ));
         assertThat(ird.value).as("passive inbound before accept").isEqualTo(3);
         assertThat(ord.value).as("passive outbound before accept (10 capped to 5)").isEqualTo(5);
 
@@ -140,7 +129,7 @@ class ConnectorConformanceTest {
         // Active side: accepter's data; effIRD = min(10, cap, peer ORD 20->5) = 5; effORD = min(3, cap, peer IRD 2) = 2.
         IntRef aird = new IntRef(-1);
         IntRef aord = new IntRef(-1);
-        assertThat(connectionData(ac, aird, aord)).isEqualTo(mode.carried(rep, Mode.REP));
+        assertThat(Conn.connectionData(ac, aird, aord)).isEqualTo(mode.carried(rep, Mode.REP));
         assertThat(aird.value).as("active effective IRD").isEqualTo(5);
         assertThat(aord.value).as("active effective ORD").isEqualTo(2);
 
@@ -165,12 +154,12 @@ class ConnectorConformanceTest {
         NdkConnector pc = l.next();
         IntRef ird = new IntRef(-1);
         IntRef ord = new IntRef(-1);
-        assertThat(connectionData(pc, ird, ord)).isEqualTo(mode.carried(null, Mode.REQ));
+        assertThat(Conn.connectionData(pc, ird, ord)).isEqualTo(mode.carried(null, Mode.REQ));
         assertThat(ird.value).isEqualTo(Math.min(6, ai.maxOutboundReadLimit()));
         assertThat(ord.value).isEqualTo(Math.min(7, ai.maxInboundReadLimit()));
         CompletableFuture<Integer> accept = Conn.accept(pc, b.qp, 100_000, 100_000, null, null);
         assertThat(Kit.await(connect)).isEqualTo(NtStatus.STATUS_SUCCESS);
-        assertThat(connectionData(ac, ird, ord)).isEqualTo(mode.carried(null, Mode.REP));
+        assertThat(Conn.connectionData(ac, ird, ord)).isEqualTo(mode.carried(null, Mode.REP));
         assertThat(ird.value).as("active effIRD = min(own cap, peer ORD cap 7)").isEqualTo(Math.min(ai.maxInboundReadLimit(), 7));
         assertThat(ord.value).as("active effORD = min(own cap, peer IRD cap 6)").isEqualTo(Math.min(ai.maxOutboundReadLimit(), 6));
         assertThat(Conn.completeConnect(ac, null)).isEqualTo(NtStatus.STATUS_SUCCESS);
@@ -225,7 +214,7 @@ class ConnectorConformanceTest {
         byte[] caller = bytes(info.maxCallerData(), 5);
         CompletableFuture<Integer> connect = Conn.connect(ac, pa.qp, l.address, 1, 1, caller);
         NdkConnector pc = l.next();
-        assertThat(connectionData(pc, null, null)).isEqualTo(mode.carried(caller, Mode.REQ));
+        assertThat(Conn.connectionData(pc, null, null)).isEqualTo(mode.carried(caller, Mode.REQ));
         int acceptTooLong = Kit.await(Conn.accept(pc, pb.qp, 1, 1, new byte[info.maxCalleeData() + 1], null));
         assertThat(NtStatus.describe(acceptTooLong)).isEqualTo(NtStatus.describe(NtStatus.STATUS_INVALID_BUFFER_SIZE));
         assertThat(NtStatus.describe(pc.reject(new byte[info.maxCalleeData() + 1])))
@@ -235,7 +224,7 @@ class ConnectorConformanceTest {
         byte[] callee = bytes(info.maxCalleeData(), 8);
         CompletableFuture<Integer> accept = Conn.accept(pc, pb.qp, 1, 1, callee, null);
         assertThat(Kit.await(connect)).isEqualTo(NtStatus.STATUS_SUCCESS);
-        assertThat(connectionData(ac, null, null)).isEqualTo(mode.carried(callee, Mode.REP));
+        assertThat(Conn.connectionData(ac, null, null)).isEqualTo(mode.carried(callee, Mode.REP));
         assertThat(Conn.completeConnect(ac, null)).isEqualTo(NtStatus.STATUS_SUCCESS);
         assertThat(Kit.await(accept)).isEqualTo(NtStatus.STATUS_SUCCESS);
     }
@@ -250,7 +239,7 @@ class ConnectorConformanceTest {
         byte[] callee = bytes(a.info().maxCalleeData(), 4);
         assertThat(l.next().reject(callee)).isEqualTo(NtStatus.STATUS_SUCCESS);
         assertThat(Kit.await(connect)).isEqualTo(NtStatus.STATUS_CONNECTION_REFUSED);
-        assertThat(connectionData(ac, null, null)).isEqualTo(mode.carried(callee, Mode.REJ));
+        assertThat(Conn.connectionData(ac, null, null)).isEqualTo(mode.carried(callee, Mode.REJ));
     }
 
     @Test
@@ -348,7 +337,7 @@ class ConnectorConformanceTest {
         byte[] why = bytes(12, 99);
         assertThat(l.next().reject(why)).isEqualTo(NtStatus.STATUS_SUCCESS);
         assertThat(NtStatus.describe(Kit.await(first))).isEqualTo(NtStatus.describe(NtStatus.STATUS_CONNECTION_REFUSED));
-        assertThat(connectionData(ac, null, null)).as("reject private data").isEqualTo(mode.carried(why, Mode.REJ));
+        assertThat(Conn.connectionData(ac, null, null)).as("reject private data").isEqualTo(mode.carried(why, Mode.REJ));
         ConnectFailure f = ac.connectFailure().orElseThrow();
         assertThat(f.reason()).isEqualTo(ConnectFailure.Reason.REJECTED);
         assertThat(f.status()).isEqualTo(NtStatus.STATUS_CONNECTION_REFUSED);
@@ -356,7 +345,7 @@ class ConnectorConformanceTest {
 
         CompletableFuture<Integer> retry = Conn.connect(ac, pa.qp, l.address, 1, 1, bytes(3, 2));
         NdkConnector pc = l.next();
-        assertThat(connectionData(pc, null, null)).isEqualTo(mode.carried(bytes(3, 2), Mode.REQ));
+        assertThat(Conn.connectionData(pc, null, null)).isEqualTo(mode.carried(bytes(3, 2), Mode.REQ));
         CompletableFuture<Integer> accept = Conn.accept(pc, pb.qp, 1, 1, null, null);
         assertThat(Kit.await(retry)).isEqualTo(NtStatus.STATUS_SUCCESS);
         assertThat(ac.connectFailure()).as("cleared by the retry").isEmpty();
@@ -828,7 +817,7 @@ class ConnectorConformanceTest {
         // reaches the wildcard listener, and it is the only request that listener ever saw
         CompletableFuture<Integer> real = Conn.connect(c, pa.qp, Conn.local(port), 1, 1, new byte[] {2});
         NdkConnector pc = any.next();
-        assertThat(connectionData(pc, null, null)).as("private data of the first request the listener saw")
+        assertThat(Conn.connectionData(pc, null, null)).as("private data of the first request the listener saw")
                 .isEqualTo(mode.carried(new byte[] {2}, Mode.REQ));
         CompletableFuture<Integer> accept = Conn.accept(pc, pb.qp, 1, 1, null, null);
         assertThat(Kit.await(real)).isEqualTo(NtStatus.STATUS_SUCCESS);

@@ -2,7 +2,6 @@ package io.jndk.conformance.roce;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.jndk.api.IntRef;
 import io.jndk.api.NdkAdapter;
 import io.jndk.api.NdkConnector;
 import io.jndk.api.NdkCounter;
@@ -143,18 +142,14 @@ class RoceHostileTest {
     }
 
     /**
-     * The next incoming connector whose private data begins with {@code mark} (over roce the peer reads the REQ's
-     * whole field); a storm's request handed over late (a slot the
-     * rejects freed) is rejected on the way.
+     * The next incoming connector whose private data is {@code mark} as the peer reads it ({@link Mode#carried});
+     * a storm's request handed over late (a slot the rejects freed) is rejected on the way.
      */
     private NdkConnector nextWith(byte[] mark) {
+        byte[] carried = w.mode.carried(mark, Mode.REQ);
         for (int i = 0; i < 1_000; i++) {
             NdkConnector c = listening.next();
-            IntRef length = new IntRef(0);
-            assertThat(c.getConnectionData(null, null, null, length)).isEqualTo(NtStatus.STATUS_SUCCESS);
-            byte[] data = new byte[length.value];
-            assertThat(c.getConnectionData(null, null, data, new IntRef(data.length))).isEqualTo(NtStatus.STATUS_SUCCESS);
-            if (data.length >= mark.length && java.util.Arrays.equals(data, 0, mark.length, mark, 0, mark.length)) {
+            if (java.util.Arrays.equals(Conn.connectionData(c, null, null), carried)) {
                 return c;
             }
             assertThat(c.reject(null)).isEqualTo(NtStatus.STATUS_SUCCESS);

@@ -99,6 +99,17 @@ public final class Conn {
         return listen(w, a, local(0));
     }
 
+    /** Reads the peer's private data (exactly the required size) and the read limits. */
+    public static byte[] connectionData(NdkConnector c, IntRef ird, IntRef ord) {
+        IntRef len = new IntRef(0);
+        assertThat(c.getConnectionData(null, null, null, len)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        byte[] buf = new byte[len.value];
+        IntRef len2 = new IntRef(buf.length);
+        assertThat(c.getConnectionData(ird, ord, buf, len2)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(len2.value).isEqualTo(buf.length);
+        return buf;
+    }
+
     public static NdkConnector connector(World w, NdkAdapter a) {
         return w.track(Kit.create(a::createConnector));
     }
