@@ -37,6 +37,8 @@ record EngineMode(boolean shared, int loops, boolean poll, long spinNanos, long 
      * gives a thread that waits for the loop's CPU its turn (docs/DECISIONS.md, "A loop yields after a long turn").
      */
     static final long DEFAULT_LOOP_YIELD_MICROS = 50;
+    /** Most {@code poll.spin.us} (a minute). */
+    static final long MAX_SPIN_MICROS = 60_000_000L;
     /** Most {@code engine.yield.us} (a second). */
     static final long MAX_LOOP_YIELD_MICROS = 1_000_000;
     /** Most engine loops an adapter may run. */
@@ -50,7 +52,8 @@ record EngineMode(boolean shared, int loops, boolean poll, long spinNanos, long 
      * {@code threads}, which takes {@code platform} only: virtual threads were measured and removed
      * (docs/DECISIONS.md, "The shared engine").
      *
-     * @throws IllegalArgumentException on an unknown engine or thread kind, or a loop count out of range
+     * @throws IllegalArgumentException on an unknown engine or thread kind, or a number out of range (also
+     *     {@code poll.spin.us}, 0 to {@value #MAX_SPIN_MICROS}, whether or not {@code poll} is on)
      */
     static EngineMode of(Map<String, String> options) {
         boolean poll = Boolean.parseBoolean(options.getOrDefault("poll", "false").trim());
@@ -65,7 +68,9 @@ record EngineMode(boolean shared, int loops, boolean poll, long spinNanos, long 
         }
         int loops = (int) OptionValues.number(options, "engine.loops", Runtime.getRuntime().availableProcessors(), 1,
             MAX_LOOPS);
-        long spin = poll ? OptionValues.number(options, "poll.spin.us", DEFAULT_SPIN_MICROS, 0, 60_000_000L) * 1_000 : 0;
+        // checked whether or not the polling mode is on: a bad value is refused, not ignored until poll=true
+        long spinMicros = OptionValues.number(options, "poll.spin.us", DEFAULT_SPIN_MICROS, 0, MAX_SPIN_MICROS);
+        long spin = poll ? spinMicros * 1_000 : 0;
         long loopSpin = OptionValues.number(options, "engine.spin.us", 0, 0, MAX_LOOP_SPIN_MICROS) * 1_000;
         long loopYield = OptionValues.number(options, "engine.yield.us", DEFAULT_LOOP_YIELD_MICROS, 0,
             MAX_LOOP_YIELD_MICROS) * 1_000;

@@ -81,8 +81,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       each connection's transmit and receive thread (docs/DECISIONS.md, "Threading model");</li>
  *   <li>{@code poll} ({@code true}/{@code false}, default false): polling mode for latency: a post transmits on
  *       the posting thread when no other thread is transmitting, and the receive thread spins up to
- *       {@code poll.spin.us} microseconds (default {@value EngineMode#DEFAULT_SPIN_MICROS}: no spin) for input
- *       before it blocks in a read;</li>
+ *       {@code poll.spin.us} microseconds (default {@value EngineMode#DEFAULT_SPIN_MICROS}: no spin; 0 to
+ *       {@value EngineMode#MAX_SPIN_MICROS}, checked whether or not {@code poll} is on) for input before it blocks
+ *       in a read;</li>
  *   <li>{@code pcap.max.bytes} (default {@value #DEFAULT_PCAP_MAX_BYTES}): size bound of the capture file;
  *       packets that do not fit are dropped and counted.</li>
  * </ul>

@@ -56,4 +56,19 @@ class EngineModeTest {
         assertThatThrownBy(() -> EngineMode.of(Map.of("engine.yield.us", "-1")))
             .isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void pollSpinIsCheckedWhetherOrNotThePollingModeIsOn() {
+        String most = Long.toString(EngineMode.MAX_SPIN_MICROS);
+        String over = Long.toString(EngineMode.MAX_SPIN_MICROS + 1);
+        assertThat(EngineMode.of(Map.of("poll", "true", "poll.spin.us", most)).spinNanos())
+            .isEqualTo(EngineMode.MAX_SPIN_MICROS * 1_000);
+        assertThat(EngineMode.of(Map.of("poll.spin.us", most)).spinNanos()).as("no spin without poll=true").isZero();
+        for (String poll : new String[] {"true", "false"}) {
+            assertThatThrownBy(() -> EngineMode.of(Map.of("poll", poll, "poll.spin.us", over)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("poll.spin.us");
+            assertThatThrownBy(() -> EngineMode.of(Map.of("poll", poll, "poll.spin.us", "-1")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("poll.spin.us");
+        }
+    }
 }

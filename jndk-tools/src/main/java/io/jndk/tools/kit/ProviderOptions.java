@@ -75,7 +75,8 @@ public final class ProviderOptions {
         }
         IWARP.put("crc", BOOLEAN);
         IWARP.put("poll", BOOLEAN);
-        IWARP.put("poll.spin.us", LONG);
+        IWARP.put("poll.spin.us", new Kind("microseconds, a decimal number from 0 to 60000000", v -> decimal(v, 0,
+            60_000_000L)));
         IWARP.put("engine", new Kind("shared or threads", v -> v.equals("shared") || v.equals("threads")));
         IWARP.put("engine.loops", new Kind("a number of engine loops, a decimal number from 1 to 256",
             v -> decimal(v, 1, 256)));
@@ -86,6 +87,8 @@ public final class ProviderOptions {
         IWARP.put("threads", new Kind("platform (virtual threads were removed)", v -> v.equals("platform")));
         IWARP.put("mss", new Kind("an FPDU size in bytes, a decimal number from 64 to 65536", v -> decimal(v, 64, 65536)));
         IWARP.put("mpa.timeout.ms", MILLIS);
+        IWARP.put("mpa.hold.ms", new Kind("milliseconds, a decimal number from 0 to " + Long.MAX_VALUE / 2_000_000,
+            v -> decimal(v, 0, Long.MAX_VALUE / 2_000_000)));
         IWARP.put("tcp.sndbuf", BYTES);
         IWARP.put("tcp.rcvbuf", BYTES);
         IWARP.put("limit.connections", DECIMAL_COUNT);
@@ -112,7 +115,8 @@ public final class ProviderOptions {
         ROCE.put("udp.send", new Kind("connected (a socket per peer address, default) or bound (the device's port)",
             v -> v.equals("connected") || v.equals("bound")));
         ROCE.put("pcap", FILE);
-        ROCE.put("poll.spin.us", LONG);
+        ROCE.put("poll.spin.us", new Kind("microseconds, a decimal number from 0 to 10000000", v -> decimal(v, 0,
+            10_000_000L)));
         ROCE.put("poll", BOOLEAN);
         OWN.put("iwarp", IWARP);
         OWN.put("roce", ROCE);
@@ -143,6 +147,13 @@ public final class ProviderOptions {
                 throw new IllegalArgumentException("-O " + key + "=" + e.getValue() + ": " + key + " takes " + kind.takes());
             }
         }
+    }
+
+    /** Each transport's own keys, by transport name (the keys only that transport reads). */
+    static Map<String, List<String>> transportKeys() {
+        Map<String, List<String>> m = new LinkedHashMap<>();
+        OWN.forEach((t, keys) -> m.put(t, List.copyOf(keys.keySet())));
+        return m;
     }
 
     /** The keys valid for {@code transport}, as the message lists them (the families summed up). */
