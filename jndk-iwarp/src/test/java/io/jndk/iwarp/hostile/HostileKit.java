@@ -66,7 +66,7 @@ final class HostileKit implements AutoCloseable {
     static final int RECEIVES = 4;
     static final int RECEIVE_LENGTH = 256;
     static final int ALL = NdkMrFlags.ALLOW_LOCAL_WRITE | NdkMrFlags.ALLOW_REMOTE_READ | NdkMrFlags.ALLOW_REMOTE_WRITE;
-    /** MPA Request wait of the listener (and MPA Reply wait of connects): short, tests wait for drops. */
+    /** MPA Request wait of the listener: short, tests wait for drops (a connect's Reply wait is connect.timeout.ms). */
     static final long MPA_TIMEOUT_MS = 500;
 
     /** Registered memory with {@value #GUARD} guard octets on each side. */
