@@ -162,6 +162,8 @@ class BindConformanceTest {
         connected();
         Mem.assertStatus(p.b.qp.bind("x", mrB, mw, target.address() - 1, 16, RW), NtStatus.STATUS_INVALID_PARAMETER);
         Mem.assertStatus(bind(8192 + 1, 0, RW), NtStatus.STATUS_INVALID_PARAMETER);
+        // the address must lie inside the region: its end is not, even for a window of length 0
+        Mem.assertStatus(bind(8192, 0, RW), NtStatus.STATUS_INVALID_PARAMETER);
         Mem.assertStatus(bind(8000, 193, RW), NtStatus.STATUS_INVALID_PARAMETER);
         Mem.assertStatus(bind(0, 8193, RW), NtStatus.STATUS_INVALID_PARAMETER);
         // zero-based addressing is not supported: the address is never an offset into the region
@@ -169,6 +171,24 @@ class BindConformanceTest {
         Kit.assertEmpty(p.b.cq);
         bound(0, 8192, RW);
         bound(8000, 192, RW);
+        bound(8191, 1, RW);
+        bound(8191, 0, RW); // a window of length 0 inside the region
+    }
+
+    /**
+     * Seed: with SILENT_SUCCESS "failed requests produce an entry". A deferred silent bind whose region is
+     * deregistered before it runs fails when the next request starts the chain, and its entry is there.
+     */
+    @Test
+    void aSilentBindThatFailsStillMakesAnEntry() {
+        connected();
+        assertThat(bind(0, 4096, RW | NdkOpFlags.DEFER | NdkOpFlags.SILENT_SUCCESS)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        Mem.assertStatus(Mem.deregister(mrB), NtStatus.STATUS_SUCCESS);
+        assertThat(p.b.qp.invalidate("inv", mw, 0)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        NdkResultEx r = Kit.poll(p.b.cq);
+        assertThat(NtStatus.name(r.status)).isEqualTo("STATUS_INVALID_DEVICE_REQUEST");
+        assertThat(NdkOperationType.name(r.type)).isEqualTo(NdkOperationType.name(NdkOperationType.BIND));
+        assertThat(r.requestContext).isEqualTo("bind");
     }
 
     @Test

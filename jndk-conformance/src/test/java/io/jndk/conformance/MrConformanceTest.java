@@ -1,6 +1,7 @@
 package io.jndk.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.jndk.api.Mdl;
 import io.jndk.api.NdkAdapter;
@@ -19,8 +20,10 @@ import io.jndk.conformance.support.Buffer;
 import io.jndk.conformance.support.Kit;
 import io.jndk.conformance.support.Mem;
 import io.jndk.conformance.support.Mode;
+import io.jndk.conformance.support.Queues;
 import io.jndk.conformance.support.World;
 import java.lang.foreign.MemorySegment;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -326,6 +329,68 @@ class MrConformanceTest {
     }
 
     // ---- access rights ---------------------------------------------------------------------------
+
+    /** Seed: ALLOW_LOCAL_READ is 0, as local read is always allowed: a region registered with flags 0 is a source. */
+    @Test
+    void aRegionRegisteredWithNoFlagsIsALocalSource() {
+        World.Pair p = connectPair();
+        Buffer src = w.buffer(4096).fillRandom(41);
+        NdkMr mrA = w.register(p.a.pd, src, 0);
+        Buffer target = w.buffer(4096);
+        NdkMr mrB = w.registerAll(p.b.pd, target);
+        assertThat(p.a.qp.write("w", new NdkSge[] {src.sge(0, 4096, mrA.getLocalToken())}, 1, target.address(),
+                mrB.getRemoteToken(), 0)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        Mem.expect(p.a.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.WRITE);
+        target.assertSame(0, src, 0, 4096);
+        Buffer rx = w.buffer(64);
+        NdkMr rxMr = w.registerAll(p.b.pd, rx);
+        assertThat(p.b.qp.receive("rx", new NdkSge[] {rx.sge(0, 64, rxMr.getLocalToken())}, 1))
+                .isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(p.a.qp.send("s", new NdkSge[] {src.sge(100, 64, mrA.getLocalToken())}, 1, 0))
+                .isEqualTo(NtStatus.STATUS_SUCCESS);
+        Mem.expect(p.a.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.SEND);
+        Mem.expect(p.b.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.RECEIVE);
+        rx.assertSame(0, src, 100, 64);
+    }
+
+    /**
+     * Seed: on an adapter without RDMA_READ_SINK_NOT_REQUIRED the consumer registers Read sinks with RDMA_READ_SINK.
+     * jndk's adapters report the flag; with it cleared (the {@code adapterFlags} override) a Read into a region
+     * registered without RDMA_READ_SINK completes with STATUS_ACCESS_VIOLATION and places nothing, one with it works.
+     */
+    @Test
+    void anAdapterThatNeedsTheReadSinkFlagHoldsReadsToIt() {
+        int flags = w.adapter().info().adapterFlags() & ~NdkAdapterFlags.RDMA_READ_SINK_NOT_REQUIRED;
+        Queues.End[] e = Queues.connect(w, Map.of("adapterFlags", Integer.toString(flags)), Queues.Shape.standard());
+        assertThat(e[0].adapter.info().hasFlag(NdkAdapterFlags.RDMA_READ_SINK_NOT_REQUIRED)).isFalse();
+        Buffer remote = w.buffer(4096).fillRandom(43);
+        NdkMr remoteMr = w.registerAll(e[1].pd, remote);
+        Buffer plain = w.buffer(4096);
+        NdkMr plainMr = w.register(e[0].pd, plain, NdkMrFlags.ALLOW_LOCAL_WRITE);
+        assertThat(e[0].qp.read("plain", new NdkSge[] {plain.sge(0, 64, plainMr.getLocalToken())}, 1, remote.address(),
+                remoteMr.getRemoteToken(), 0)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        Mem.expect(e[0].icq, NtStatus.STATUS_ACCESS_VIOLATION, NdkOperationType.READ);
+        plain.assertFilled(0, 4096, (byte) 0);
+        // a local failure moves the QP to error: a second connection reads into a region with the flag
+        Queues.End[] f = Queues.connect(w, Map.of("adapterFlags", Integer.toString(flags)), Queues.Shape.standard());
+        NdkMr remoteMr2 = w.registerAll(f[1].pd, remote);
+        Buffer sink = w.buffer(4096);
+        NdkMr sinkMr = w.register(f[0].pd, sink, NdkMrFlags.ALLOW_LOCAL_WRITE | NdkMrFlags.RDMA_READ_SINK);
+        assertThat(f[0].qp.read("sink", new NdkSge[] {sink.sge(0, 64, sinkMr.getLocalToken())}, 1, remote.address(),
+                remoteMr2.getRemoteToken(), 0)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        Mem.expect(f[0].icq, NtStatus.STATUS_SUCCESS, NdkOperationType.READ);
+        sink.assertSame(0, remote, 0, 64);
+    }
+
+    /**
+     * Seed: the consumer passes memory locked in physical memory. Java's equivalent is native memory (its address
+     * stays put); a chain of heap memory, which the collector may move, is refused when the MDL is made.
+     */
+    @Test
+    void anMdlOfHeapMemoryIsRefused() {
+        assertThatThrownBy(() -> Mdl.of(MemorySegment.ofArray(new byte[4096])))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("native memory");
+    }
 
     @Test
     void remoteWriteWithoutRemoteWriteRightFails() {

@@ -130,8 +130,8 @@ abstract class CheckedCursor implements BufferCursor {
             }
         }
 
-        /** Resolves {@code w}'s SGEs (write: local write needed); false on an access violation. */
-        boolean resolve(SoftQp qp, WorkRequest w, boolean write) {
+        /** Resolves {@code w}'s SGEs, each of which needs the rights {@code need}; false if one lacks them. */
+        boolean resolve(SoftQp qp, WorkRequest w, int need) {
             total = 0;
             count = 0;
             if (w.isInline()) {
@@ -156,7 +156,7 @@ abstract class CheckedCursor implements BufferCursor {
                     t.chunk.length = 0;
                     continue;
                 }
-                if (!tokens.checkLocal(w.token[i], w.addr[i], l, write, qp.pd, qp.adapter.pageMap(), t)) {
+                if (!tokens.checkLocal(w.token[i], w.addr[i], l, need, qp.pd, qp.adapter.pageMap(), t)) {
                     qp.adapter.count(io.jndk.api.NdkCounter.ACCESS_ERRORS);
                     return false;
                 }

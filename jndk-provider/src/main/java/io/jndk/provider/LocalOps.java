@@ -21,7 +21,7 @@ final class LocalOps {
             return NtStatus.STATUS_INVALID_DEVICE_REQUEST;
         }
         long off = w.va - mb.baseVa();
-        if (off < 0 || off > mb.length() || w.length > mb.length() - off) {
+        if (off < 0 || off >= mb.length() || w.length > mb.length() - off) {
             return NtStatus.STATUS_INVALID_DEVICE_REQUEST;
         }
         int rights = (NdkOpFlags.remoteRead(w.flags) ? TokenTable.RIGHT_REMOTE_READ : 0)
@@ -45,7 +45,8 @@ final class LocalOps {
         }
         int rights = (NdkOpFlags.localWrite(w.flags) ? TokenTable.RIGHT_LOCAL_WRITE : 0)
                 | (NdkOpFlags.remoteRead(w.flags) ? TokenTable.RIGHT_REMOTE_READ : 0)
-                | (NdkOpFlags.remoteWrite(w.flags) ? TokenTable.RIGHT_REMOTE_WRITE : 0);
+                | (NdkOpFlags.remoteWrite(w.flags) ? TokenTable.RIGHT_REMOTE_WRITE : 0)
+                | ((w.flags & NdkOpFlags.RDMA_READ_SINK) != 0 ? TokenTable.RIGHT_READ_SINK : 0);
         mr.entry.binding = new TokenTable.Binding(w.newKey, w.va, w.length, rights, PageMap.region(pages, w.fbo, w.length));
         qp.adapter.count(NdkCounter.FAST_REGISTERS);
         RegistrationEvent.emit(RegistrationEvent.FAST_REGISTER, w.length, mr.getRemoteToken());

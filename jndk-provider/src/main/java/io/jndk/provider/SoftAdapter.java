@@ -161,6 +161,16 @@ public final class SoftAdapter implements NdkAdapter {
         return info;
     }
 
+    /**
+     * The rights a Read's sink needs: local write, and the read-sink right (RDMA_READ_SINK at registration) when the
+     * adapter's info lacks {@code RDMA_READ_SINK_NOT_REQUIRED} (jndk's adapters report it; the {@code adapterFlags}
+     * override can clear it, and the adapter then holds consumers to the rule).
+     */
+    int readSinkRights() {
+        return info.hasFlag(NdkAdapterFlags.RDMA_READ_SINK_NOT_REQUIRED) ? TokenTable.RIGHT_LOCAL_WRITE
+            : TokenTable.RIGHT_LOCAL_WRITE | TokenTable.RIGHT_READ_SINK;
+    }
+
     InetAddress address() {
         return address;
     }

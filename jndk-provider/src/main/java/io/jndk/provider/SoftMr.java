@@ -56,7 +56,8 @@ final class SoftMr extends SoftObject implements NdkMr {
             registeredLength = length;
             int rights = (NdkMrFlags.localWrite(flags) ? TokenTable.RIGHT_LOCAL_WRITE : 0)
                     | (NdkMrFlags.remoteRead(flags) ? TokenTable.RIGHT_REMOTE_READ : 0)
-                    | (NdkMrFlags.remoteWrite(flags) ? TokenTable.RIGHT_REMOTE_WRITE : 0);
+                    | (NdkMrFlags.remoteWrite(flags) ? TokenTable.RIGHT_REMOTE_WRITE : 0)
+                    | ((flags & NdkMrFlags.RDMA_READ_SINK) != 0 ? TokenTable.RIGHT_READ_SINK : 0);
             int key = adapter.tokens().newKey(entry.issuedKey);
             entry.issuedKey = key;
             Region region = Region.ofSegments(mdl.segments().toArray(new MemorySegment[0]), length);

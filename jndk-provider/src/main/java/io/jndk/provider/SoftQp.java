@@ -221,7 +221,9 @@ final class SoftQp extends SoftObject implements NdkQp {
             return fail(NtStatus.STATUS_INVALID_PARAMETER);
         }
         long off = va - b.baseVa();
-        if (va == 0 || Long.compareUnsigned(va, b.baseVa()) < 0 || Long.compareUnsigned(off, b.length()) > 0
+        // the window starts inside the region ("VA >= the region's VA and < its VA plus its length": a window of
+        // length 0 at the region's end starts outside it), and ends inside it
+        if (va == 0 || Long.compareUnsigned(va, b.baseVa()) < 0 || Long.compareUnsigned(off, b.length()) >= 0
                 || Long.compareUnsigned(length, b.length() - off) > 0) {
             return fail(NtStatus.STATUS_INVALID_PARAMETER);
         }

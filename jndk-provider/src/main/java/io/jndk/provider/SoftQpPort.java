@@ -65,7 +65,7 @@ final class SoftQpPort implements QpPort {
                 if (w.cursor == null) {
                     w.cursor = new CheckedCursor.Sgl(Math.max(qp.maxInitiatorSge, 1));
                 }
-                if (!w.cursor.resolve(qp, w, read)) {
+                if (!w.cursor.resolve(qp, w, read ? qp.adapter.readSinkRights() : 0)) {
                     localFailure(w, NtStatus.STATUS_ACCESS_VIOLATION);
                     return FAILED;
                 }
@@ -218,7 +218,7 @@ final class SoftQpPort implements QpPort {
         receiveContext = recv.context;
         recv.context = null;
         recv.flags = 0;
-        if (!recvCursor.resolve(qp, recv, true)) {
+        if (!recvCursor.resolve(qp, recv, TokenTable.RIGHT_LOCAL_WRITE)) {
             qp.completeReceive(receiveContext, NtStatus.STATUS_ACCESS_VIOLATION, 0, NdkOperationType.RECEIVE,
                     Term.DDP_CATASTROPHIC, 0, false);
             receiveContext = null;

@@ -11,6 +11,8 @@ import java.util.SplittableRandom;
  */
 final class TokenTable {
     static final int RIGHT_LOCAL_WRITE = 1, RIGHT_REMOTE_READ = 2, RIGHT_REMOTE_WRITE = 4;
+    /** Registered with RDMA_READ_SINK: a Read may place into it on an adapter without READ_SINK_NOT_REQUIRED. */
+    static final int RIGHT_READ_SINK = 8;
     static final int KIND_MR = 1, KIND_FRMR = 2, KIND_MW = 3, KIND_PRIVILEGED = 4;
 
     /** What a valid token grants, published as one immutable value. */
@@ -95,10 +97,12 @@ final class TokenTable {
     }
 
     /**
-     * The one check for a local SGE: token valid, same PD, {@code [va, va+len)} inside the registration,
-     * local write when {@code write}. Fills {@code out} with the region and offset.
+     * The one check for a local SGE: token valid, same PD, {@code [va, va+len)} inside the registration, and the
+     * registration's rights include {@code need} ({@code RIGHT_*} bits: local write for a receive or Read sink, and
+     * the read-sink right for a Read sink when the adapter needs it); the privileged token, which is not a
+     * registration, has every local right. Fills {@code out} with the region and offset.
      */
-    boolean checkLocal(int token, long va, long len, boolean write, SoftPd pd, PageMap pages, Target out) {
+    boolean checkLocal(int token, long va, long len, int need, SoftPd pd, PageMap pages, Target out) {
         Entry e = lookup(token);
         if (e == null || e.pd != pd) {
             return false;
@@ -125,7 +129,7 @@ final class TokenTable {
         if (!inside(va, len, b)) {
             return false;
         }
-        if (write && (b.rights() & RIGHT_LOCAL_WRITE) == 0) {
+        if ((b.rights() & need) != need) {
             return false;
         }
         out.logical = false;
