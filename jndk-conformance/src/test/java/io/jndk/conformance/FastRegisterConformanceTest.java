@@ -98,6 +98,18 @@ class FastRegisterConformanceTest {
         return qp.fastRegister(ctx, mr, pages.length, pages, fbo, length, baseVa, flags);
     }
 
+    /**
+     * Initializes a fast-register MR of {@code pages} pages in {@code s}'s PD and fast-registers all of {@code m}'s
+     * pages at {@link #BASE} with {@code flags} on {@code s}'s QP; waits for the successful completion.
+     */
+    private NdkMr fastRegistered(World.Side s, Fr m, int pages, boolean remote, int flags) {
+        NdkMr mr = initialized(s.pd, pages, remote);
+        assertThat(fastRegister(s.qp, "fr", mr, m.pages(), 0, pages * 4096L, BASE, flags))
+                .isEqualTo(NtStatus.STATUS_SUCCESS);
+        Mem.expect(s.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.FAST_REGISTER);
+        return mr;
+    }
+
     /** Posts an RDMA Write of {@code len} bytes of {@code src} from A and expects success. */
     private static void writeFromA(World.Pair p, Buffer src, NdkMr srcMr, long off, int len, long remote, int token) {
         assertThat(p.a.qp.write("w", new NdkSge[] {src.sge(off, len, srcMr.getLocalToken())}, 1, remote, token, 0))
@@ -390,10 +402,7 @@ class FastRegisterConformanceTest {
         World.Pair p = connectPair();
         Fr m = mapped(p.b.adapter, 2 * 4096, 0);
         m.mem().fillRandom(23);
-        NdkMr mr = initialized(p.b.pd, 2, true);
-        assertThat(fastRegister(p.b.qp, "fr", mr, m.pages(), 0, 2 * 4096, BASE, NdkOpFlags.ALLOW_REMOTE_READ))
-                .isEqualTo(NtStatus.STATUS_SUCCESS);
-        Mem.expect(p.b.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.FAST_REGISTER);
+        NdkMr mr = fastRegistered(p.b, m, 2, true, NdkOpFlags.ALLOW_REMOTE_READ);
         Buffer sink = w.buffer(5000);
         NdkMr sinkMr = w.registerAll(p.a.pd, sink);
         assertThat(p.a.qp.read("r", new NdkSge[] {sink.sge(0, 5000, sinkMr.getLocalToken())}, 1, BASE + 1000,
@@ -406,15 +415,41 @@ class FastRegisterConformanceTest {
     void remoteWriteWithoutTheRemoteWriteRightFails() {
         World.Pair p = connectPair();
         Fr m = mapped(p.b.adapter, 4096, 0);
-        NdkMr mr = initialized(p.b.pd, 1, true);
-        assertThat(fastRegister(p.b.qp, "fr", mr, m.pages(), 0, 4096, BASE, NdkOpFlags.ALLOW_REMOTE_READ))
-                .isEqualTo(NtStatus.STATUS_SUCCESS);
-        Mem.expect(p.b.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.FAST_REGISTER);
+        NdkMr mr = fastRegistered(p.b, m, 1, true, NdkOpFlags.ALLOW_REMOTE_READ);
         Buffer src = w.buffer(64).fillRandom(3);
         NdkMr srcMr = w.registerAll(p.a.pd, src);
         assertThat(p.a.qp.write("w", new NdkSge[] {src.sge(0, 64, srcMr.getLocalToken())}, 1, BASE, mr.getRemoteToken(), 0))
                 .isEqualTo(NtStatus.STATUS_SUCCESS);
         Mem.assertRemoteWriteRefused(p, p.a);
+        m.mem().assertFilled(0, 4096, (byte) 0);
+    }
+
+    /** Seed: ALLOW_REMOTE_READ is what lets a peer read; a region fast-registered without it refuses the Read. */
+    @Test
+    void remoteReadWithoutTheRemoteReadRightFails() {
+        World.Pair p = connectPair();
+        Fr m = mapped(p.b.adapter, 4096, 0);
+        m.mem().fillRandom(31);
+        NdkMr mr = fastRegistered(p.b, m, 1, true, NdkOpFlags.ALLOW_REMOTE_WRITE);
+        Buffer sink = w.buffer(64);
+        NdkMr sinkMr = w.registerAll(p.a.pd, sink);
+        assertThat(p.a.qp.read("r", new NdkSge[] {sink.sge(0, 64, sinkMr.getLocalToken())}, 1, BASE,
+                mr.getRemoteToken(), 0)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        Mem.assertRemoteReadRefused(p, p.a);
+        sink.assertFilled(0, 64, (byte) 0);
+    }
+
+    /** Seed: ALLOW_LOCAL_WRITE is what lets local requests write the region; without it a Read into it fails. */
+    @Test
+    void aReadSinkWithoutTheLocalWriteRightIsAccessViolation() {
+        World.Pair p = connectPair();
+        Fr m = mapped(p.a.adapter, 4096, 0);
+        NdkMr mr = fastRegistered(p.a, m, 1, false, NdkOpFlags.RDMA_READ_SINK);
+        Buffer remote = w.buffer(4096).fillRandom(37);
+        NdkMr remoteMr = w.registerAll(p.b.pd, remote);
+        assertThat(p.a.qp.read("r", new NdkSge[] {new NdkSge(BASE, 64, mr.getLocalToken())}, 1, remote.address(),
+                remoteMr.getRemoteToken(), 0)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        Mem.expect(p.a.cq, NtStatus.STATUS_ACCESS_VIOLATION, NdkOperationType.READ);
         m.mem().assertFilled(0, 4096, (byte) 0);
     }
 
@@ -463,6 +498,22 @@ class FastRegisterConformanceTest {
         assertThat(fastRegister(p.b.qp, "fr2", mr, m.pages(), 0, 4096, BASE, REMOTE_RW)).isEqualTo(NtStatus.STATUS_SUCCESS);
         NdkResultEx r = Mem.expect(p.b.cq, NtStatus.STATUS_INVALID_DEVICE_REQUEST, NdkOperationType.FAST_REGISTER);
         assertThat(r.requestContext).isEqualTo("fr2");
+    }
+
+    /** Seed: with SILENT_SUCCESS a success makes no entry, but "failed requests produce an entry". */
+    @Test
+    void aSilentFastRegisterThatFailsStillMakesAnEntry() {
+        World.Pair p = connectPair();
+        Fr m = mapped(p.b.adapter, 4096, 0);
+        NdkMr mr = initialized(p.b.pd, 1, true);
+        assertThat(fastRegister(p.b.qp, "fr1", mr, m.pages(), 0, 4096, BASE, REMOTE_RW | NdkOpFlags.SILENT_SUCCESS))
+                .isEqualTo(NtStatus.STATUS_SUCCESS);
+        // the region is valid now: fast-registering it again fails when the request runs
+        assertThat(fastRegister(p.b.qp, "fr2", mr, m.pages(), 0, 4096, BASE, REMOTE_RW | NdkOpFlags.SILENT_SUCCESS))
+                .isEqualTo(NtStatus.STATUS_SUCCESS);
+        NdkResultEx r = Mem.expect(p.b.cq, NtStatus.STATUS_INVALID_DEVICE_REQUEST, NdkOperationType.FAST_REGISTER);
+        assertThat(r.requestContext).as("the silent success made no entry; the failure did").isEqualTo("fr2");
+        Kit.assertEmpty(p.b.cq);
     }
 
     // ---- NdkInvalidate ---------------------------------------------------------------------------

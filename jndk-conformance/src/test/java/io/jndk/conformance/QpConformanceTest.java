@@ -455,6 +455,76 @@ class QpConformanceTest {
         Kit.assertEmpty(x.a.icq);
     }
 
+    /** Seed: InlineDataSize bounds the inline bytes of "a send or write": a Write at it lands, one more is refused. */
+    @Test
+    void inlineWriteUpToTheQpInlineSizeLandsAndOnePastIsInvalidParameter() {
+        Wired x = wired();
+        MemorySegment data = w.arena.allocate(65);
+        data.fill((byte) 0x5A);
+        assertThat(x.a.qp.write("inl", new NdkSge[] {NdkSge.inline(data.asSlice(0, 64))}, 1, x.dst.address(),
+                x.dstMr.getRemoteToken(), NdkOpFlags.INLINE)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(Kit.poll(x.a.icq).requestContext).isEqualTo("inl");
+        x.dst.assertSame(0, w.buffer(64).fill((byte) 0x5A), 0, 64); // awaits placement: the Write completed when sent
+        x.dst.assertFilled(64, 64, (byte) 0);
+        assertThat(st(x.a.qp.write("big", new NdkSge[] {NdkSge.inline(data)}, 1, x.dst.address(),
+                x.dstMr.getRemoteToken(), NdkOpFlags.INLINE))).isEqualTo(st(NtStatus.STATUS_INVALID_PARAMETER));
+        Kit.assertEmpty(x.a.icq);
+    }
+
+    /** Seed: InitiatorQueueDepth is the most initiator requests outstanding: that many are taken, one more is not. */
+    @Test
+    void initiatorQueueAtDepthAcceptsAndOnePastIsInsufficientResources() {
+        Wired x = new Wired(Map.of(), Shape.standard().withIqDepth(4));
+        for (int i = 0; i < 4; i++) { // deferred: none runs, so all four stay outstanding
+            assertThat(st(x.a.qp.write("w" + i, new NdkSge[] {x.s(8L * i, 8)}, 1, x.dst.address() + 8L * i,
+                    x.dstMr.getRemoteToken(), NdkOpFlags.DEFER))).isEqualTo(st(NtStatus.STATUS_SUCCESS));
+        }
+        assertThat(st(x.a.qp.write("w4", new NdkSge[] {x.s(32, 8)}, 1, x.dst.address() + 32, x.dstMr.getRemoteToken(),
+                0))).isEqualTo(st(NtStatus.STATUS_INSUFFICIENT_RESOURCES));
+        x.a.qp.flush();
+        assertThat(Kit.poll(x.a.icq, 4)).extracting(r -> r.requestContext).containsExactly("w0", "w1", "w2", "w3");
+        Kit.assertEmpty(x.a.icq);
+    }
+
+    /**
+     * Seed: a QP is a receive queue, whose requests complete on the receive CQ, and an initiator queue ("send, bind,
+     * fast register, read, write, invalidate"), whose requests complete on the initiator CQ.
+     */
+    @Test
+    void everyInitiatorRequestCompletesOnTheInitiatorCqAndReceivesOnTheReceiveCq() {
+        Wired x = new Wired(Map.of(), Shape.standard().split());
+        assertThat(x.a.rcq).isNotSameAs(x.a.icq);
+        NdkMw mw = w.track(Kit.<NdkMw>create(x.a.pd::createMw));
+        assertThat(x.a.qp.receive("rxA", new NdkSge[] {x.s(8192, 64)}, 1)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(x.b.qp.receive("rxB", new NdkSge[] {x.d(4096, 64)}, 1)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(x.a.qp.send("s", new NdkSge[] {x.s(0, 64)}, 1, 0)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(x.a.qp.write("w", new NdkSge[] {x.s(64, 64)}, 1, x.dst.address(), x.dstMr.getRemoteToken(), 0))
+                .isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(x.a.qp.read("r", new NdkSge[] {x.s(12288, 64)}, 1, x.dst.address() + 8192, x.dstMr.getRemoteToken(),
+                0)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(x.a.qp.bind("b", x.srcMr, mw, x.src.address(), 4096, NdkOpFlags.ALLOW_REMOTE_READ))
+                .isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(x.a.qp.invalidate("i", mw, 0)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(x.b.qp.send("sB", new NdkSge[] {x.d(0, 64)}, 1, 0)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        NdkResultEx[] initiator = Kit.poll(x.a.icq, 5);
+        for (NdkResultEx r : initiator) {
+            assertThat(NtStatus.name(r.status)).as("%s", r.requestContext).isEqualTo("STATUS_SUCCESS");
+        }
+        assertThat(initiator).extracting(r -> r.requestContext).containsExactly("s", "w", "r", "b", "i");
+        assertThat(initiator).extracting(r -> NdkOperationType.name(r.type)).containsExactly(
+                NdkOperationType.name(NdkOperationType.SEND), NdkOperationType.name(NdkOperationType.WRITE),
+                NdkOperationType.name(NdkOperationType.READ), NdkOperationType.name(NdkOperationType.BIND),
+                NdkOperationType.name(NdkOperationType.INVALIDATE));
+        NdkResultEx rx = Kit.poll(x.a.rcq);
+        assertThat(rx.requestContext).isEqualTo("rxA");
+        assertThat(NdkOperationType.name(rx.type)).isEqualTo(NdkOperationType.name(NdkOperationType.RECEIVE));
+        assertThat(Kit.poll(x.b.rcq).requestContext).isEqualTo("rxB");
+        assertThat(Kit.poll(x.b.icq).requestContext).isEqualTo("sB");
+        for (NdkCq cq : new NdkCq[] {x.a.icq, x.a.rcq, x.b.icq, x.b.rcq}) {
+            Kit.assertEmpty(cq);
+        }
+    }
+
     // ---- op flags ------------------------------------------------------------------------------
 
     @Test
