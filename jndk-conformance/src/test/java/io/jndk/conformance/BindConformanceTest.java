@@ -176,6 +176,29 @@ class BindConformanceTest {
     }
 
     /**
+     * Seed: a bound window gives access to "any connected peer" holding its token: another connection into the
+     * window's PD reaches it too, for Writes and Reads (DECISIONS: any QP of the PD may use the window's token).
+     */
+    @Test
+    void aWindowIsReachedThroughAnotherConnectionIntoItsPd() {
+        connected();
+        bound(0, 4096, RW);
+        World.Pair q = w.connectInto(p.b);
+        Buffer src2 = w.buffer(64).fillRandom(47);
+        NdkMr src2Mr = w.registerAll(q.a.pd, src2);
+        assertThat(q.a.qp.write("w2", new NdkSge[] {src2.sge(0, 64, src2Mr.getLocalToken())}, 1, target.address() + 128,
+                mw.getRemoteToken(), 0)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        Mem.expect(q.a.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.WRITE);
+        target.assertSame(128, src2, 0, 64);
+        Buffer sink = w.buffer(64);
+        NdkMr sinkMr = w.registerAll(q.a.pd, sink);
+        assertThat(q.a.qp.read("r2", new NdkSge[] {sink.sge(0, 64, sinkMr.getLocalToken())}, 1, target.address() + 128,
+                mw.getRemoteToken(), 0)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        Mem.expect(q.a.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.READ);
+        sink.assertSame(0, src2, 0, 64);
+    }
+
+    /**
      * Seed: with SILENT_SUCCESS "failed requests produce an entry". A deferred silent bind whose region is
      * deregistered before it runs fails when the next request starts the chain, and its entry is there.
      */

@@ -173,6 +173,28 @@ public final class World implements AutoCloseable {
         return p;
     }
 
+    /**
+     * A second connection into {@code passive}'s adapter and PD: a new active side on an adapter of its own, and a new
+     * QP (with its own CQ) in {@code passive}'s PD, accepted through a listener of its own.
+     */
+    public Pair connectInto(Side passive) {
+        Pair q = new Pair();
+        q.a.adapter = adapter();
+        q.a.pd = pd(q.a.adapter);
+        q.b.adapter = passive.adapter;
+        q.b.pd = passive.pd;
+        for (Side s : new Side[] {q.a, q.b}) {
+            s.cq = cq(s.adapter, 256);
+            s.qp = qp(s.pd, s.cq, s.cq, s == q.a ? "qpA2" : "qpB2", 64, 64, 4, 4, 64);
+        }
+        ConcurrentLinkedQueue<NdkConnector> incoming = new ConcurrentLinkedQueue<>();
+        Ref<InetSocketAddress> bound = new Ref<>();
+        q.listener = listen(q.b.adapter, incoming, bound);
+        q.address = bound.get();
+        connectPair(q, incoming, 16, 16);
+        return q;
+    }
+
     /** Connects {@code p.a.qp} to the listener at {@code p.address} and accepts on {@code p.b.qp}. */
     public void connectPair(Pair p, ConcurrentLinkedQueue<NdkConnector> incoming, int ird, int ord) {
         p.a.connector = track(Kit.create(p.a.adapter::createConnector));
