@@ -160,8 +160,30 @@ public final class World implements AutoCloseable {
         Pair p = new Pair();
         p.a.adapter = adapter(options);
         p.b.adapter = sameAdapter ? p.a.adapter : adapter(options);
+        return established(p, depth, ird, ord, onNotifyA);
+    }
+
+    /**
+     * A second connection into {@code passive}'s adapter and PD, with default sizes: a new active side on an adapter
+     * of its own, and a new QP (with its own CQ) in {@code passive}'s PD, accepted through a listener of its own.
+     */
+    public Pair connectInto(Side passive) {
+        Pair q = new Pair();
+        q.a.adapter = adapter();
+        q.b.adapter = passive.adapter;
+        q.b.pd = passive.pd;
+        return established(q, 64, 16, 16, null);
+    }
+
+    /**
+     * Gives each side of {@code p} a PD (unless it has one), a CQ and a QP of {@code depth}, then connects them
+     * through a listener on B's adapter.
+     */
+    private Pair established(Pair p, int depth, int ird, int ord, io.jndk.api.CqNotificationCallback onNotifyA) {
         for (Side s : new Side[] {p.a, p.b}) {
-            s.pd = pd(s.adapter);
+            if (s.pd == null) {
+                s.pd = pd(s.adapter);
+            }
             s.cq = cq(s.adapter, 4 * depth, s == p.a ? onNotifyA : null);
             s.qp = qp(s.pd, s.cq, s.cq, s == p.a ? "qpA" : "qpB", depth, depth, 4, 4, 64);
         }
@@ -171,28 +193,6 @@ public final class World implements AutoCloseable {
         p.address = bound.get();
         connectPair(p, incoming, ird, ord);
         return p;
-    }
-
-    /**
-     * A second connection into {@code passive}'s adapter and PD: a new active side on an adapter of its own, and a new
-     * QP (with its own CQ) in {@code passive}'s PD, accepted through a listener of its own.
-     */
-    public Pair connectInto(Side passive) {
-        Pair q = new Pair();
-        q.a.adapter = adapter();
-        q.a.pd = pd(q.a.adapter);
-        q.b.adapter = passive.adapter;
-        q.b.pd = passive.pd;
-        for (Side s : new Side[] {q.a, q.b}) {
-            s.cq = cq(s.adapter, 256);
-            s.qp = qp(s.pd, s.cq, s.cq, s == q.a ? "qpA2" : "qpB2", 64, 64, 4, 4, 64);
-        }
-        ConcurrentLinkedQueue<NdkConnector> incoming = new ConcurrentLinkedQueue<>();
-        Ref<InetSocketAddress> bound = new Ref<>();
-        q.listener = listen(q.b.adapter, incoming, bound);
-        q.address = bound.get();
-        connectPair(q, incoming, 16, 16);
-        return q;
     }
 
     /** Connects {@code p.a.qp} to the listener at {@code p.address} and accepts on {@code p.b.qp}. */
