@@ -7,6 +7,8 @@ import io.jndk.api.NdkConnector;
 import io.jndk.api.NdkCounter;
 import io.jndk.api.NdkCq;
 import io.jndk.api.NdkMr;
+import io.jndk.api.NdkOpFlags;
+import io.jndk.api.NdkOperationType;
 import io.jndk.api.NdkPd;
 import io.jndk.api.NdkQp;
 import io.jndk.api.NdkResultEx;
@@ -25,6 +27,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -36,7 +39,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Hostile packets at a roce responder, sent from the peer's address into an established connection (through the
  * relay, which knows the connection's QP number and PSN): each gets the silent drop or the NAK the IBTA rules give
- * (docs/INTEROP-ROCE.md lists them), no memory outside a grant changes, and nothing crashes or hangs.
+ * (docs/INTEROP-ROCE.md lists them), no memory outside a grant changes, and nothing crashes or hangs. Also a network
+ * that holds back a Read's response, against which a request posted with READ_FENCE must wait.
  */
 @Timeout(120)
 class RoceHostileTest {
@@ -162,6 +166,35 @@ class RoceHostileTest {
         write(200, 300, 4096);
         dst.assertFilled(1000, 2000, (byte) 0x11);
         dst.assertFilled(8192, 8192, (byte) 0x11);
+    }
+
+    /**
+     * A Write posted with READ_FENCE behind a Read whose response the relay holds: no Write packet leaves A and
+     * nothing completes until the response is let through; then the Read completes and the Write lands. The checks
+     * wait until A has sent its Read again (its ACK timeout, 67 ms): by then a Write it were free to send would have
+     * gone long since.
+     */
+    @Test
+    void aFencedWriteWaitsForTheReadResponseTheNetworkHoldsBack() throws IOException {
+        relay.holdReadResponses();
+        long writesBefore = relay.writesTowardB.get();
+        long resentBefore = relay.retransmissions.get();
+        assertThat(qa.read("read", new NdkSge[] {src.sge(8192, 100, srcMr.getLocalToken())}, 1, dst.address(),
+            dstMr.getRemoteToken(), 0)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(qa.write("fenced", new NdkSge[] {src.sge(200, 300, srcMr.getLocalToken())}, 1, dst.address() + 4096,
+            dstMr.getRemoteToken(), NdkOpFlags.READ_FENCE)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        Kit.awaitTrue("B's Read Response held by the relay", () -> relay.heldResponses() > 0);
+        Kit.awaitTrue("A's Read sent again", () -> relay.retransmissions.get() > resentBefore);
+        assertThat(relay.writesTowardB.get() - writesBefore).as("Write packets sent while the Read is open").isZero();
+        assertThat(cqA.getCqResultsEx(new NdkResultEx[] {new NdkResultEx()}, 1)).as("completions while the Read is open")
+            .isZero();
+        dst.assertFilled(4096, 300, (byte) 0x11);
+        relay.releaseHeldResponses();
+        NdkResultEx[] done = Kit.poll(cqA, 2);
+        assertThat(Arrays.stream(done).map(r -> NdkOperationType.name(r.type) + " " + NtStatus.name(r.status)))
+            .containsExactly("Read STATUS_SUCCESS", "Write STATUS_SUCCESS");
+        src.assertSame(8192, dst, 0, 100);
+        dst.assertSame(4096, src, 200, 300);
     }
 
     @Test

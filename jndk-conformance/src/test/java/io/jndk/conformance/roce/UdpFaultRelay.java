@@ -55,6 +55,15 @@ final class UdpFaultRelay implements AutoCloseable {
     volatile int lastQpTowardB;
     volatile int lastPsnTowardB;
 
+    /**
+     * While set, Read Response packets toward A are held, not forwarded, until {@link #releaseHeldResponses} (the
+     * READ_FENCE test holds an RDMA Read open with it).
+     */
+    private boolean holdReadResponses;
+    private final List<byte[]> heldResponses = new ArrayList<>();
+    /** RDMA WRITE packets forwarded toward B. */
+    final AtomicLong writesTowardB = new AtomicLong();
+
     final AtomicLong forwarded = new AtomicLong();
     final AtomicLong dropped = new AtomicLong();
     final AtomicLong duplicated = new AtomicLong();
@@ -143,6 +152,12 @@ final class UdpFaultRelay implements AutoCloseable {
                 retransmissions.incrementAndGet();
             }
         }
+        if (data && towardB && opcode >= 0x06 && opcode <= 0x0B) {
+            writesTowardB.incrementAndGet();
+        }
+        if (data && !towardB && opcode >= 0x0D && opcode <= 0x10 && holdResponse(p)) {
+            return;
+        }
         Faults f = faults;
         Random r = random;
         if (!data || f == Faults.NONE) {
@@ -174,6 +189,32 @@ final class UdpFaultRelay implements AutoCloseable {
             reordered = null;
             send(h.towardB(), h.bytes());
         }
+    }
+
+    /** Starts holding Read Responses toward A. */
+    synchronized void holdReadResponses() {
+        holdReadResponses = true;
+    }
+
+    /** How many Read Response packets are held. */
+    synchronized int heldResponses() {
+        return heldResponses.size();
+    }
+
+    /** Stops holding and forwards what was held, in order. */
+    synchronized void releaseHeldResponses() throws IOException {
+        holdReadResponses = false;
+        for (byte[] p : heldResponses) {
+            send(false, p);
+        }
+        heldResponses.clear();
+    }
+
+    private synchronized boolean holdResponse(byte[] p) {
+        if (holdReadResponses) {
+            heldResponses.add(p);
+        }
+        return holdReadResponses;
     }
 
     /** RC request packets: SEND and WRITE packets, READ request (0x00-0x0C), SEND with Invalidate (0x16, 0x17). */

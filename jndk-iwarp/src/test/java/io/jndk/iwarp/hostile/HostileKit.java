@@ -107,15 +107,17 @@ final class HostileKit implements AutoCloseable {
     static final class Accepting {
         final NdkQp qp;
         final int ird;
+        final int ord;
         volatile NdkConnector connector;
         final CompletableFuture<Integer> accepted = new CompletableFuture<>();
         final CompletableFuture<Void> disconnected = new CompletableFuture<>();
         /** Run in the disconnect callback (on the adapter's callback thread), as a consumer that closes at once. */
         volatile Runnable onDisconnect;
 
-        Accepting(NdkQp qp, int ird) {
+        Accepting(NdkQp qp, int ird, int ord) {
             this.qp = qp;
             this.ird = ird;
+            this.ord = ord;
         }
     }
 
@@ -217,7 +219,7 @@ final class HostileKit implements AutoCloseable {
         }
         a.connector = c;
         objects.push(c);
-        int s = c.accept(a.qp, a.ird, 1, null, ctx -> {
+        int s = c.accept(a.qp, a.ird, a.ord, null, ctx -> {
             a.disconnected.complete(null);
             Runnable r = a.onDisconnect;
             if (r != null) {
@@ -232,16 +234,21 @@ final class HostileKit implements AutoCloseable {
 
     /**
      * Creates a QP with {@value #RECEIVES} receives posted (slice i of {@link #receives} for receive i) that the
-     * next incoming request is accepted into, with inbound read limit {@code ird}.
+     * next incoming request is accepted into, with inbound read limit {@code ird} (and outbound 1).
      */
     Accepting prepare(int ird) {
+        return prepare(ird, 1);
+    }
+
+    /** As {@link #prepare(int)}, with outbound read limit {@code ord}. */
+    Accepting prepare(int ird, int ord) {
         NdkQp qp = create(r -> pd.createQp(cq, cq, "hostile", RECEIVES, 4, 1, 1, 0, null, null, r));
         for (int i = 0; i < RECEIVES; i++) {
             NdkSge sge = new NdkSge(receives.base() + (long) i * RECEIVE_LENGTH, RECEIVE_LENGTH,
                 receives.mr().getLocalToken());
             ok("receive", qp.receive("r" + i, new NdkSge[] {sge}, 1));
         }
-        Accepting a = new Accepting(qp, ird);
+        Accepting a = new Accepting(qp, ird, ord);
         next = a;
         return a;
     }

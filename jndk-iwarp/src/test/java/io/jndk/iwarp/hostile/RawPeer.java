@@ -49,11 +49,16 @@ final class RawPeer implements AutoCloseable {
      * Write RTR; C = {@code crc}), the Reply (must accept), then the Write RTR.
      */
     static RawPeer establish(InetSocketAddress to, boolean crc, int ord) throws IOException {
+        return establish(to, crc, 1, ord);
+    }
+
+    /** As {@link #establish(InetSocketAddress, boolean, int)}, announcing IRD {@code ird}. */
+    static RawPeer establish(InetSocketAddress to, boolean crc, int ird, int ord) throws IOException {
         Socket s = connect(to);
         try {
             String flags = crc ? "50" : "10";
-            s.getOutputStream().write(CmTestSupport.hex(REQUEST_KEY + flags + "020004" + "8001" + String.format("%04x",
-                0xC000 | ord)));
+            s.getOutputStream().write(CmTestSupport.hex(REQUEST_KEY + flags + "020004"
+                + String.format("%04x%04x", 0x8000 | ird, 0xC000 | ord)));
             byte[] header = CmTestSupport.readExactly(s, MpaFrameFlyweight.HEADER_LENGTH);
             MpaFrameFlyweight reply = new MpaFrameFlyweight().wrap(ByteBuffer.wrap(header), 0);
             assertThat(reply.hasKey(MpaFrameKind.REPLY)).as("Reply key").isTrue();
