@@ -6,6 +6,7 @@ import io.jndk.api.IntRef;
 import io.jndk.api.Mdl;
 import io.jndk.api.NdkAdapter;
 import io.jndk.api.NdkCq;
+import io.jndk.api.NdkCqNotifyType;
 import io.jndk.api.NdkLogicalAddressMapping;
 import io.jndk.api.NdkMr;
 import io.jndk.api.NdkMrFlags;
@@ -15,21 +16,26 @@ import io.jndk.api.NdkOperationType;
 import io.jndk.api.NdkPd;
 import io.jndk.api.NdkQp;
 import io.jndk.api.NdkResultEx;
+import io.jndk.api.NdkSge;
 import io.jndk.api.NtStatus;
 import io.jndk.api.Ref;
 import io.jndk.conformance.support.Buffer;
 import io.jndk.conformance.support.Kit;
+import io.jndk.conformance.support.Mem;
 import io.jndk.conformance.support.Mode;
 import io.jndk.conformance.support.World;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Every status named in the four seed pages (NdkFastRegister, NdkRegisterMr, NdkCreateQp, NdkBind), provoked and
@@ -246,5 +252,88 @@ class SeedRulesConformanceTest {
         assertThat(p.a.qp.bind("bind", mr, mw, b.address(), 256, NdkOpFlags.ALLOW_REMOTE_WRITE))
                 .isEqualTo(NtStatus.STATUS_ACCESS_VIOLATION);
         Kit.assertEmpty(p.a.cq);
+    }
+
+    // ---- the four calls from inside a consumer callback -------------------------------------------
+
+    /**
+     * The four seed pages allow their call at IRQL <= DISPATCH_LEVEL, so a consumer may make it from inside a callback.
+     * From inside a CQ notification (run by the dispatcher, or with {@code notify=inline} by the engine thread that
+     * completed the receive) RegisterMr, CreateQp, FastRegister and Bind each return at once, with STATUS_SUCCESS or
+     * (RegisterMr and CreateQp on the pending path) STATUS_PENDING; the callback returns without waiting for anything;
+     * then each finishes: the registered region, the fast-registered region and the window take the peer's Writes,
+     * and the new QP takes a receive.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"dispatcher", "inline"})
+    void theFourCallsWorkFromInsideACallback(String notify) {
+        AtomicReference<Runnable> body = new AtomicReference<>();
+        World.Pair p = w.connect(false, 16, 4, 4, Map.of("notify", notify), (ctx, st) -> body.get().run());
+        Buffer regBuf = w.buffer(4096);
+        NdkMr regMr = w.mr(p.a.pd, false);
+        Buffer frBuf = w.buffer(8192);
+        Mem.Lam lam = Mem.buildLam(p.a.adapter, frBuf.mdl(), 4096);
+        lamsToRelease.add(new Object[] {p.a.adapter, lam.mapping()});
+        NdkMr frMr = w.mr(p.a.pd, true);
+        Mem.assertStatus(Mem.initialize(frMr, 2, true), NtStatus.STATUS_SUCCESS);
+        long frVa = 0x20_0000L + lam.fbo();
+        Buffer winBuf = w.buffer(4096);
+        NdkMr winMr = w.registerAll(p.a.pd, winBuf);
+        NdkMw mw = w.track(Kit.<NdkMw>create((cc, c, o) -> p.a.pd.createMw(cc, c, o)));
+
+        CompletableFuture<Integer> registered = new CompletableFuture<>();
+        CompletableFuture<NdkQp> created = new CompletableFuture<>();
+        Map<String, Integer> returned = new java.util.concurrent.ConcurrentHashMap<>();
+        CompletableFuture<Void> callbackReturned = new CompletableFuture<>();
+        body.set(() -> {
+            int all = NdkMrFlags.ALLOW_LOCAL_WRITE | NdkMrFlags.ALLOW_REMOTE_READ | NdkMrFlags.ALLOW_REMOTE_WRITE;
+            int s = regMr.registerMr(regBuf.mdl(), regBuf.size(), all, (c, st) -> registered.complete(st), "reg");
+            returned.put("RegisterMr", s);
+            if (s != NtStatus.STATUS_PENDING) {
+                registered.complete(s);
+            }
+            Ref<NdkQp> out = new Ref<>();
+            s = p.a.pd.createQp(p.a.cq, p.a.cq, "new", 4, 4, 1, 1, 0, (c, st, o) -> created.complete(
+                    st == NtStatus.STATUS_SUCCESS ? (NdkQp) o : null), "create", out);
+            returned.put("CreateQp", s);
+            if (s != NtStatus.STATUS_PENDING) {
+                created.complete(s == NtStatus.STATUS_SUCCESS ? out.get() : null);
+            }
+            returned.put("FastRegister", p.a.qp.fastRegister("fr", frMr, lam.pages().length, lam.pages(), lam.fbo(),
+                    4096, frVa, NdkOpFlags.ALLOW_REMOTE_WRITE));
+            returned.put("Bind", p.a.qp.bind("bind", winMr, mw, winBuf.address() + 16, 256, NdkOpFlags.ALLOW_REMOTE_WRITE));
+            callbackReturned.complete(null);
+        });
+        p.a.cq.armCq(NdkCqNotifyType.ANY);
+        assertThat(p.a.qp.receive("r", new NdkSge[0], 0)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        assertThat(p.b.qp.send("s", new NdkSge[0], 0, 0)).isEqualTo(NtStatus.STATUS_SUCCESS);
+        Kit.await(callbackReturned);
+
+        String path = mode.pend() ? "STATUS_PENDING" : "STATUS_SUCCESS";
+        assertThat(returned.entrySet().stream().map(e -> e.getKey() + " " + NtStatus.name(e.getValue())))
+                .as("what each call returned inside the callback")
+                .containsExactlyInAnyOrder("RegisterMr " + path, "CreateQp " + path, "FastRegister STATUS_SUCCESS",
+                        "Bind STATUS_SUCCESS");
+        assertThat(NtStatus.name(Kit.await(registered))).as("RegisterMr").isEqualTo("STATUS_SUCCESS");
+        NdkQp fresh = w.track(Kit.await(created));
+        assertThat(fresh).as("the QP CreateQp made").isNotNull();
+        assertThat(fresh.receive("n", new NdkSge[0], 0)).as("a receive on the new QP").isEqualTo(NtStatus.STATUS_SUCCESS);
+        Mem.expect(p.a.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.RECEIVE);
+        Mem.expect(p.a.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.FAST_REGISTER);
+        Mem.expect(p.a.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.BIND);
+        Mem.expect(p.b.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.SEND);
+
+        Buffer src = w.buffer(64).fillRandom(11);
+        NdkMr srcMr = w.registerAll(p.b.pd, src);
+        long[][] targets = {{regBuf.address(), regMr.getRemoteToken()}, {frVa, frMr.getRemoteToken()},
+            {winBuf.address() + 16, mw.getRemoteToken()}};
+        for (long[] t : targets) {
+            assertThat(p.b.qp.write("w", new NdkSge[] {src.sge(0, 64, srcMr.getLocalToken())}, 1, t[0], (int) t[1], 0))
+                    .isEqualTo(NtStatus.STATUS_SUCCESS);
+            Mem.expect(p.b.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.WRITE);
+        }
+        regBuf.assertSame(0, src, 0, 64);
+        frBuf.assertSame(0, src, 0, 64);
+        winBuf.assertSame(16, src, 0, 64);
     }
 }
