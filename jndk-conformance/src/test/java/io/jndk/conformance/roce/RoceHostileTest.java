@@ -69,9 +69,7 @@ class RoceHostileTest {
         int portB = freeUdpPort();
         relay = new UdpFaultRelay(portA, portB);
         w = new World(new Mode("roce", false));
-        // A's ACK timeout 268 ms (exponent 16, the default 14 is 67 ms): seven resends of a Read whose response the
-        // relay holds take about two seconds to run out, not half of one, so a slow test thread still lets them go
-        a = w.adapter(Map.of("udp.port", "" + portA, "udp.peer.port", "" + relay.portForA(), "ack.timeout", "16"));
+        a = w.adapter(Map.of("udp.port", "" + portA, "udp.peer.port", "" + relay.portForA()));
         b = w.adapter(Map.of("udp.port", "" + portB, "udp.peer.port", "" + relay.portForB()));
         pdA = w.pd(a);
         pdB = w.pd(b);
@@ -173,8 +171,8 @@ class RoceHostileTest {
     /**
      * A Write posted with READ_FENCE behind a Read whose response the relay holds: no Write packet leaves A and
      * nothing completes until the response is let through; then the Read completes and the Write lands. The checks
-     * wait until A has sent its Read again (its ACK timeout, 268 ms here): by then a Write it were free to send would
-     * have gone long since.
+     * wait until A has sent its Read again (its ACK timeout: the suite's exponent 17, 537 ms, so about four seconds
+     * pass before A's seven resends run out): by then a Write it were free to send would have gone long since.
      */
     @Test
     void aFencedWriteWaitsForTheReadResponseTheNetworkHoldsBack() throws IOException {

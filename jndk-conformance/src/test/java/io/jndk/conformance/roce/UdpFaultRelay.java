@@ -61,7 +61,7 @@ final class UdpFaultRelay implements AutoCloseable {
      */
     private boolean holdReadResponses;
     private final List<byte[]> heldResponses = new ArrayList<>();
-    /** RDMA WRITE packets forwarded toward B. */
+    /** RDMA WRITE packets the relay saw on their way toward B (before any fault is applied). */
     final AtomicLong writesTowardB = new AtomicLong();
 
     final AtomicLong forwarded = new AtomicLong();

@@ -37,9 +37,9 @@ import org.junit.jupiter.api.Timeout;
  * been placed, and then it runs. The raw peer is the Read's responder, so the test decides when the response goes.
  *
  * <p>While the response is held, the peer sends a Send and the consumer waits for its receive completion: by then
- * jndk has sent the Read Request, taken an inbound message after it, and had every chance to run what it was
- * allowed to run. What it must not have done is checked at that point: no initiator completion, and (for the Write)
- * no octet sent after the Read Request.
+ * jndk has sent the Read Request and taken an inbound message after it. What it must not have done is checked from
+ * that point: no initiator completion, and (for the Write) no octet from jndk within 300 ms; (for the Bind) the
+ * window refuses the peer's write.
  */
 @Timeout(60)
 class ReadFenceTest {
@@ -62,7 +62,8 @@ class ReadFenceTest {
     @BeforeEach
     void open() throws Exception {
         kit = new HostileKit();
-        // an outbound read limit of 2 both ways: the Read alone does not hold the requests behind it, the fence must
+        // jndk's outbound read limit and the peer's inbound one are 2: the limit alone does not hold the requests
+        // behind the Read (at 1 it would), the fence must
         established = kit.prepare(1, 2);
         peer = RawPeer.establish(kit.address, false, 2, 1);
         assertThat(NtStatus.name(HostileKit.join(established.accepted))).as("accept").isEqualTo("STATUS_SUCCESS");
@@ -93,7 +94,7 @@ class ReadFenceTest {
     }
 
     @Test
-    void aFencedBindWaitsForTheOutstandingRead() throws Exception {
+    void aFencedBindBindsOnceTheResponseIsPlaced() throws Exception {
         ReadRequestFlyweight request = postReadAndTakeItsRequest();
         NdkMw mw = kit.create(r -> kit.pd.createMw(null, null, r));
         long windowBase = kit.rw.base() + 64;
@@ -130,16 +131,18 @@ class ReadFenceTest {
             NdkOpFlags.READ_FENCE | NdkOpFlags.ALLOW_REMOTE_WRITE));
         exchangeAMarkerWhileTheResponseIsHeld();
         RawPeer.Terminate t;
-        try (RawPeer p = peer) {
+        RawPeer p = peer;
+        peer = null; // the test ends the connection itself
+        try (p) {
             p.write(p.rdmaWrite(mw.getRemoteToken(), windowBase, "window".getBytes(StandardCharsets.US_ASCII)));
             try {
                 t = p.readTerminateThenClose();
             } catch (SocketTimeoutException e) {
                 throw new AssertionError("no Terminate for a write through a window not yet bound; the write was "
-                    + (kit.rw.untouched() ? "not placed either" : "placed: the Bind ran before the Read's response"), e);
+                    + (kit.rw.untouched() ? "not placed either" : "placed: the Bind ran before the Read's response"),
+                    e);
             }
         }
-        peer = null;
         assertThat(t.code()).as("Terminate %s", t).isEqualTo(TerminateCode.DDP_TAGGED_INVALID_STAG);
         established.disconnected.get(WAIT_NANOS, TimeUnit.NANOSECONDS);
         kit.finish(established);
@@ -167,7 +170,7 @@ class ReadFenceTest {
 
         exchangeAMarkerWhileTheResponseIsHeld();
         assertThat(initiatorCompletions()).as("completions while the Read is outstanding").isEmpty();
-        assertThat(peer.socket.getInputStream().available()).as("octets sent after the Read Request").isZero();
+        nothingArrivesFor(300);
 
         answer(request);
         byte[] fpdu = peer.readFpdu();
@@ -181,6 +184,21 @@ class ReadFenceTest {
         assertThat(initiatorCompletionsAwaited(2)).as("the Read, then the Write")
             .containsExactly("Read STATUS_SUCCESS", "Write STATUS_SUCCESS");
         assertResponsePlaced();
+    }
+
+    /** Nothing more comes from jndk within {@code millis}: a read of the peer's socket times out. */
+    private void nothingArrivesFor(int millis) throws Exception {
+        int before = peer.socket.getSoTimeout();
+        peer.socket.setSoTimeout(millis);
+        try {
+            int got = peer.socket.getInputStream().read();
+            throw new AssertionError(got < 0 ? "jndk closed the connection while the Read's response was held"
+                : "jndk sent octets after the Read Request while its response was held");
+        } catch (SocketTimeoutException expected) {
+            // the fenced Write waits
+        } finally {
+            peer.socket.setSoTimeout(before);
+        }
     }
 
     /** Posts an 8-octet Read into the start of the kit's region and returns the Read Request the peer receives. */
