@@ -186,15 +186,11 @@ class BindConformanceTest {
         World.Pair q = w.connectInto(p.b);
         Buffer src2 = w.buffer(64).fillRandom(47);
         NdkMr src2Mr = w.registerAll(q.a.pd, src2);
-        assertThat(q.a.qp.write("w2", new NdkSge[] {src2.sge(0, 64, src2Mr.getLocalToken())}, 1, target.address() + 128,
-                mw.getRemoteToken(), 0)).isEqualTo(NtStatus.STATUS_SUCCESS);
-        Mem.expect(q.a.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.WRITE);
+        Mem.write(q.a, src2, src2Mr, 0, 64, target.address() + 128, mw.getRemoteToken());
         target.assertSame(128, src2, 0, 64);
         Buffer sink = w.buffer(64);
         NdkMr sinkMr = w.registerAll(q.a.pd, sink);
-        assertThat(q.a.qp.read("r2", new NdkSge[] {sink.sge(0, 64, sinkMr.getLocalToken())}, 1, target.address() + 128,
-                mw.getRemoteToken(), 0)).isEqualTo(NtStatus.STATUS_SUCCESS);
-        Mem.expect(q.a.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.READ);
+        Mem.read(q.a, sink, sinkMr, 0, 64, target.address() + 128, mw.getRemoteToken());
         sink.assertSame(0, src2, 0, 64);
     }
 

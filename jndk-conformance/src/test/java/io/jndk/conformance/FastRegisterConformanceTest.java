@@ -110,13 +110,6 @@ class FastRegisterConformanceTest {
         return mr;
     }
 
-    /** Posts an RDMA Write of {@code len} bytes of {@code src} from A and expects success. */
-    private static void writeFromA(World.Pair p, Buffer src, NdkMr srcMr, long off, int len, long remote, int token) {
-        assertThat(p.a.qp.write("w", new NdkSge[] {src.sge(off, len, srcMr.getLocalToken())}, 1, remote, token, 0))
-                .isEqualTo(NtStatus.STATUS_SUCCESS);
-        Mem.expect(p.a.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.WRITE);
-    }
-
     // ---- NdkInitializeFastRegisterMr -------------------------------------------------------------
 
     @Test
@@ -208,8 +201,8 @@ class FastRegisterConformanceTest {
         // the whole registered length is reachable: write the last byte and the first
         Buffer src = w.buffer(64).fillRandom(3);
         NdkMr srcMr = w.registerAll(p.a.pd, src);
-        writeFromA(p, src, srcMr, 0, 16, BASE + 100 + max - 16, mr.getRemoteToken());
-        writeFromA(p, src, srcMr, 16, 16, BASE + 100, mr.getRemoteToken());
+        Mem.write(p.a, src, srcMr, 0, 16, BASE + 100 + max - 16, mr.getRemoteToken());
+        Mem.write(p.a, src, srcMr, 16, 16, BASE + 100, mr.getRemoteToken());
         m.mem().assertSame(max - 16, src, 0, 16);
         m.mem().assertSame(0, src, 16, 16);
     }
@@ -229,7 +222,7 @@ class FastRegisterConformanceTest {
         Buffer src = w.buffer(64).fillRandom(3);
         NdkMr srcMr = w.registerAll(p.a.pd, src);
         // remote addresses are base-VA relative, never zero based
-        writeFromA(p, src, srcMr, 0, 64, 100 + 3 * 4096 + 10, mr.getRemoteToken());
+        Mem.write(p.a, src, srcMr, 0, 64, 100 + 3 * 4096 + 10, mr.getRemoteToken());
         m.mem().assertSame(10, src, 0, 64);
     }
 
@@ -242,7 +235,7 @@ class FastRegisterConformanceTest {
         Mem.expect(p.b.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.FAST_REGISTER);
         Buffer src = w.buffer(64).fillRandom(3);
         NdkMr srcMr = w.registerAll(p.a.pd, src);
-        writeFromA(p, src, srcMr, 0, 64, 16, mr.getRemoteToken());
+        Mem.write(p.a, src, srcMr, 0, 64, 16, mr.getRemoteToken());
         m.mem().assertSame(16, src, 0, 64);
     }
 
@@ -314,8 +307,8 @@ class FastRegisterConformanceTest {
         Buffer src = w.buffer(4 * 4096).fillRandom(17);
         NdkMr srcMr = w.registerAll(p.a.pd, src);
         // two writes, each crossing region page boundaries
-        writeFromA(p, src, srcMr, 0, 10000, BASE, mr.getRemoteToken());
-        writeFromA(p, src, srcMr, 10000, 4 * 4096 - 10000, BASE + 10000, mr.getRemoteToken());
+        Mem.write(p.a, src, srcMr, 0, 10000, BASE, mr.getRemoteToken());
+        Mem.write(p.a, src, srcMr, 10000, 4 * 4096 - 10000, BASE + 10000, mr.getRemoteToken());
         for (int k = 0; k < 4; k++) {
             m.mem().assertSame((long) order[k] * 4096, src, (long) k * 4096, 4096);
         }
@@ -339,7 +332,7 @@ class FastRegisterConformanceTest {
         Mem.expect(p.b.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.FAST_REGISTER);
         Buffer src = w.buffer(3 * 4096).fillRandom(19);
         NdkMr srcMr = w.registerAll(p.a.pd, src);
-        writeFromA(p, src, srcMr, 0, 3 * 4096, base, mr.getRemoteToken());
+        Mem.write(p.a, src, srcMr, 0, 3 * 4096, base, mr.getRemoteToken());
         m.mem().assertSame(0, src, 0, 3 * 4096);
     }
 
@@ -366,7 +359,7 @@ class FastRegisterConformanceTest {
         Kit.assertEmpty(p.b.cq);
         Buffer src = w.buffer(64).fillRandom(3);
         NdkMr srcMr = w.registerAll(p.a.pd, src);
-        writeFromA(p, src, srcMr, 0, 64, BASE + 64, mr.getRemoteToken());
+        Mem.write(p.a, src, srcMr, 0, 64, BASE + 64, mr.getRemoteToken());
         m.mem().assertSame(64, src, 0, 64);
     }
 
@@ -388,7 +381,7 @@ class FastRegisterConformanceTest {
         Mem.expect(p.b.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.FAST_REGISTER);
         Buffer src = w.buffer(64).fillRandom(3);
         NdkMr srcMr = w.registerAll(p.a.pd, src);
-        writeFromA(p, src, srcMr, 0, 32, BASE, second);
+        Mem.write(p.a, src, srcMr, 0, 32, BASE, second);
         m.mem().assertSame(0, src, 0, 32);
         // the token of the earlier registration is stale
         assertThat(p.a.qp.write("stale", new NdkSge[] {src.sge(32, 32, srcMr.getLocalToken())}, 1, BASE + 32, first, 0))
@@ -631,7 +624,7 @@ class FastRegisterConformanceTest {
         Kit.assertEmpty(p.b.cq);
         Buffer src = w.buffer(64).fillRandom(3);
         NdkMr srcMr = w.registerAll(p.a.pd, src);
-        writeFromA(p, src, srcMr, 0, 64, BASE, mr1.getRemoteToken());
+        Mem.write(p.a, src, srcMr, 0, 64, BASE, mr1.getRemoteToken());
         m1.mem().assertSame(0, src, 0, 64);
         Kit.assertEmpty(p.b.cq);
     }

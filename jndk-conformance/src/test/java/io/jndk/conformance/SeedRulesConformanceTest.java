@@ -145,22 +145,19 @@ class SeedRulesConformanceTest {
 
     // ---- NdkFastRegister --------------------------------------------------------------------------
 
-    private record Fr(World.Pair pair, NdkMr mr, long[] pages, int fbo, long va, NdkLogicalAddressMapping lam) {}
+    private record Fr(World.Pair pair, NdkMr mr, long[] pages, int fbo, long va, NdkLogicalAddressMapping lam,
+            Buffer mem) {}
 
     private Fr fastRegisterSetup(boolean remoteAccess, boolean connected) {
         World.Pair p = w.connect();
-        NdkQp qp;
-        NdkPd pd;
-        NdkAdapter adapter;
-        if (connected) {
-            qp = p.a.qp;
-            pd = p.a.pd;
-            adapter = p.a.adapter;
-        } else {
-            adapter = p.a.adapter;
-            pd = p.a.pd;
-            qp = w.qp(pd, p.a.cq, "idle");
-        }
+        idleQp = connected ? p.a.qp : w.qp(p.a.pd, p.a.cq, "idle");
+        return fastRegistrable(p, remoteAccess);
+    }
+
+    /** An initialized fast-register MR in A's PD, and the mapping of an 8 KiB buffer of A's adapter for it. */
+    private Fr fastRegistrable(World.Pair p, boolean remoteAccess) {
+        NdkAdapter adapter = p.a.adapter;
+        NdkPd pd = p.a.pd;
         Buffer b = w.buffer(8192);
         NdkLogicalAddressMapping lam = new NdkLogicalAddressMapping(4);
         IntRef size = new IntRef(lam.capacityBytes());
@@ -170,8 +167,7 @@ class SeedRulesConformanceTest {
         NdkMr mr = w.mr(pd, true);
         assertThat(Kit.request((rc, c) -> mr.initializeFastRegisterMr(4, remoteAccess, rc, c))).isEqualTo(NtStatus.STATUS_SUCCESS);
         lamsToRelease.add(new Object[] {adapter, lam});
-        idleQp = qp;
-        return new Fr(p, mr, lam.adapterPages(), fbo.value, 0x10_0000L + fbo.value, lam);
+        return new Fr(p, mr, lam.adapterPages(), fbo.value, 0x10_0000L + fbo.value, lam, b);
     }
 
     private final java.util.List<Object[]> lamsToRelease = new java.util.ArrayList<>();
@@ -271,12 +267,7 @@ class SeedRulesConformanceTest {
         World.Pair p = w.connect(false, 16, 4, 4, Map.of("notify", notify), (ctx, st) -> body.get().run());
         Buffer regBuf = w.buffer(4096);
         NdkMr regMr = w.mr(p.a.pd, false);
-        Buffer frBuf = w.buffer(8192);
-        Mem.Lam lam = Mem.buildLam(p.a.adapter, frBuf.mdl(), 4096);
-        lamsToRelease.add(new Object[] {p.a.adapter, lam.mapping()});
-        NdkMr frMr = w.mr(p.a.pd, true);
-        Mem.assertStatus(Mem.initialize(frMr, 2, true), NtStatus.STATUS_SUCCESS);
-        long frVa = 0x20_0000L + lam.fbo();
+        Fr fr = fastRegistrable(p, true);
         Buffer winBuf = w.buffer(4096);
         NdkMr winMr = w.registerAll(p.a.pd, winBuf);
         NdkMw mw = w.track(Kit.<NdkMw>create((cc, c, o) -> p.a.pd.createMw(cc, c, o)));
@@ -300,8 +291,8 @@ class SeedRulesConformanceTest {
                 if (s != NtStatus.STATUS_PENDING) {
                     created.complete(s == NtStatus.STATUS_SUCCESS ? out.get() : null);
                 }
-                returned.put("FastRegister", p.a.qp.fastRegister("fr", frMr, lam.pages().length, lam.pages(), lam.fbo(),
-                        4096, frVa, NdkOpFlags.ALLOW_REMOTE_WRITE));
+                returned.put("FastRegister", p.a.qp.fastRegister("fr", fr.mr(), fr.pages().length, fr.pages(), fr.fbo(),
+                        4096, fr.va(), NdkOpFlags.ALLOW_REMOTE_WRITE));
                 returned.put("Bind", p.a.qp.bind("bind", winMr, mw, winBuf.address() + 16, 256,
                         NdkOpFlags.ALLOW_REMOTE_WRITE));
                 callbackReturned.complete(Thread.currentThread().getName());
@@ -336,15 +327,11 @@ class SeedRulesConformanceTest {
 
         Buffer src = w.buffer(64).fillRandom(11);
         NdkMr srcMr = w.registerAll(p.b.pd, src);
-        long[][] targets = {{regBuf.address(), regMr.getRemoteToken()}, {frVa, frMr.getRemoteToken()},
-            {winBuf.address() + 16, mw.getRemoteToken()}};
-        for (long[] t : targets) {
-            assertThat(p.b.qp.write("w", new NdkSge[] {src.sge(0, 64, srcMr.getLocalToken())}, 1, t[0], (int) t[1], 0))
-                    .isEqualTo(NtStatus.STATUS_SUCCESS);
-            Mem.expect(p.b.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.WRITE);
-        }
+        Mem.write(p.b, src, srcMr, 0, 64, regBuf.address(), regMr.getRemoteToken());
+        Mem.write(p.b, src, srcMr, 0, 64, fr.va(), fr.mr().getRemoteToken());
+        Mem.write(p.b, src, srcMr, 0, 64, winBuf.address() + 16, mw.getRemoteToken());
         regBuf.assertSame(0, src, 0, 64);
-        frBuf.assertSame(0, src, 0, 64);
+        fr.mem().assertSame(0, src, 0, 64);
         winBuf.assertSame(16, src, 0, 64);
     }
 }

@@ -1,6 +1,7 @@
 package io.jndk.conformance.roce;
 
 import io.jndk.roce.codec.Icrc;
+import io.jndk.roce.codec.RoceOpcode;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -152,10 +153,12 @@ final class UdpFaultRelay implements AutoCloseable {
                 retransmissions.incrementAndGet();
             }
         }
-        if (data && towardB && opcode >= 0x06 && opcode <= 0x0B) {
+        if (data && towardB && opcode >= RoceOpcode.RDMA_WRITE_FIRST.code()
+            && opcode <= RoceOpcode.RDMA_WRITE_ONLY_WITH_IMMEDIATE.code()) {
             writesTowardB.incrementAndGet();
         }
-        if (data && !towardB && opcode >= 0x0D && opcode <= 0x10 && holdResponse(p)) {
+        if (data && !towardB && opcode >= RoceOpcode.RDMA_READ_RESPONSE_FIRST.code()
+            && opcode <= RoceOpcode.RDMA_READ_RESPONSE_ONLY.code() && holdResponse(p)) {
             return;
         }
         Faults f = faults;

@@ -106,6 +106,23 @@ public final class Mem {
     }
 
     /**
+     * Posts an RDMA Write from {@code from}'s QP of {@code len} bytes at {@code off} of {@code src} (registered as
+     * {@code srcMr}) to {@code remote} under {@code token}, and expects its successful completion on its CQ.
+     */
+    public static void write(World.Side from, Buffer src, NdkMr srcMr, long off, int len, long remote, int token) {
+        assertThat(from.qp.write("w", new NdkSge[] {src.sge(off, len, srcMr.getLocalToken())}, 1, remote, token, 0))
+                .isEqualTo(NtStatus.STATUS_SUCCESS);
+        expect(from.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.WRITE);
+    }
+
+    /** As {@link #write}, for an RDMA Read of {@code len} bytes from {@code remote} into {@code sink} at {@code off}. */
+    public static void read(World.Side from, Buffer sink, NdkMr sinkMr, long off, int len, long remote, int token) {
+        assertThat(from.qp.read("r", new NdkSge[] {sink.sge(off, len, sinkMr.getLocalToken())}, 1, remote, token, 0))
+                .isEqualTo(NtStatus.STATUS_SUCCESS);
+        expect(from.cq, NtStatus.STATUS_SUCCESS, NdkOperationType.READ);
+    }
+
+    /**
      * Asserts that an RDMA Write the peer refused (bad token, rights or bounds) was reported as NDK allows: the write
      * completes with {@code STATUS_REMOTE_RESOURCES}, or — on a transport that completes a write once it is sent
      * (iWARP: the peer's Terminate may arrive after the local completion) — with {@code STATUS_SUCCESS}; either way

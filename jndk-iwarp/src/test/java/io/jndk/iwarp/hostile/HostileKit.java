@@ -296,19 +296,25 @@ final class HostileKit implements AutoCloseable {
 
     /** Waits for {@code n} receive completions (initiator completions are skipped) and returns them in order. */
     List<NdkResultEx> receiveCompletions(int n) {
-        List<NdkResultEx> out = new ArrayList<>();
-        NdkResultEx[] r = {new NdkResultEx()};
+        List<NdkResultEx> all = new ArrayList<>();
         await(n + " receive completions", () -> {
-            while (cq.getCqResultsEx(r, 1) == 1) {
-                int type = r[0].type;
-                if (type == NdkOperationType.RECEIVE || type == NdkOperationType.RECEIVE_AND_INVALIDATE) {
-                    out.add(r[0]);
-                }
-                r[0] = new NdkResultEx();
-            }
-            return out.size() >= n;
+            takeCompletions(all);
+            return all.stream().filter(HostileKit::isReceive).count() >= n;
         });
-        return out;
+        return all.stream().filter(HostileKit::isReceive).toList();
+    }
+
+    /** Appends every completion the CQ holds now to {@code into}, in order. */
+    void takeCompletions(List<NdkResultEx> into) {
+        NdkResultEx[] r = {new NdkResultEx()};
+        while (cq.getCqResultsEx(r, 1) == 1) {
+            into.add(r[0]);
+            r[0] = new NdkResultEx();
+        }
+    }
+
+    static boolean isReceive(NdkResultEx r) {
+        return r.type == NdkOperationType.RECEIVE || r.type == NdkOperationType.RECEIVE_AND_INVALIDATE;
     }
 
     /** The next completion of any kind. */

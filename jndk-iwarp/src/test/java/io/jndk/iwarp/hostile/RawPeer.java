@@ -100,9 +100,18 @@ final class RawPeer implements AutoCloseable {
 
     /** An RDMA Write of {@code payload} to {@code stag}/{@code to}. */
     byte[] rdmaWrite(int stag, long to, byte[] payload) {
+        return tagged(RdmapOpcode.RDMA_WRITE, stag, to, payload);
+    }
+
+    /** A single-segment RDMA Read Response carrying {@code payload} to the Read's sink {@code stag}/{@code to}. */
+    byte[] readResponse(int stag, long to, byte[] payload) {
+        return tagged(RdmapOpcode.RDMA_READ_RESPONSE, stag, to, payload);
+    }
+
+    private byte[] tagged(RdmapOpcode opcode, int stag, long to, byte[] payload) {
         ByteBuffer b = ByteBuffer.allocate(FpduFlyweight.fpduLength(14 + payload.length) + 8);
-        return Arrays.copyOf(b.array(), encoder.tagged(b, 0, RdmapOpcode.RDMA_WRITE, true, stag, to,
-            ByteBuffer.wrap(payload), 0, payload.length));
+        return Arrays.copyOf(b.array(), encoder.tagged(b, 0, opcode, true, stag, to, ByteBuffer.wrap(payload), 0,
+            payload.length));
     }
 
     /** A Send on queue {@code qn} with the given MSN and MO. */

@@ -15,8 +15,8 @@ import io.jndk.iwarp.codec.DdpTaggedHeaderFlyweight;
 import io.jndk.iwarp.codec.DdpUntaggedHeaderFlyweight;
 import io.jndk.iwarp.codec.FpduFlyweight;
 import io.jndk.iwarp.codec.RdmapOpcode;
-import io.jndk.iwarp.codec.TerminateCode;
 import io.jndk.iwarp.codec.ReadRequestFlyweight;
+import io.jndk.iwarp.codec.TerminateCode;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.SocketTimeoutException;
@@ -49,6 +49,8 @@ class ReadFenceTest {
     /** The peer's (made-up) source of the Read: the raw peer answers from its own bytes. */
     private static final int PEER_SOURCE_STAG = 0x0012_3400;
     private static final long PEER_SOURCE_TO = 0x7000_0000L;
+    /** Where the fenced Bind's window starts in the kit's region (the Read's sink is its first octets). */
+    private static final int WINDOW_OFFSET = 64;
     /** The peer's (made-up) sink of the fenced Write. */
     private static final int PEER_SINK_STAG = 0x0056_7800;
     private static final long PEER_SINK_TO = 0x9000_0000L;
@@ -96,10 +98,7 @@ class ReadFenceTest {
     @Test
     void aFencedBindBindsOnceTheResponseIsPlaced() throws Exception {
         ReadRequestFlyweight request = postReadAndTakeItsRequest();
-        NdkMw mw = kit.create(r -> kit.pd.createMw(null, null, r));
-        long windowBase = kit.rw.base() + 64;
-        HostileKit.ok("fenced bind", established.qp.bind("bind", kit.rw.mr(), mw, windowBase, 64,
-            NdkOpFlags.READ_FENCE | NdkOpFlags.ALLOW_REMOTE_WRITE));
+        NdkMw mw = postFencedBind();
 
         exchangeAMarkerWhileTheResponseIsHeld();
         assertThat(initiatorCompletions()).as("completions while the Read is outstanding").isEmpty();
@@ -111,9 +110,9 @@ class ReadFenceTest {
 
         // the window now grants the peer's write
         byte[] through = "window".getBytes(StandardCharsets.US_ASCII);
-        peer.write(peer.rdmaWrite(mw.getRemoteToken(), windowBase, through));
+        peer.write(peer.rdmaWrite(mw.getRemoteToken(), kit.rw.base() + WINDOW_OFFSET, through));
         HostileKit.await("the write through the window", () -> Arrays.equals(
-            kit.rw.inner().asSlice(64, through.length).toArray(ValueLayout.JAVA_BYTE), through));
+            kit.rw.inner().asSlice(WINDOW_OFFSET, through.length).toArray(ValueLayout.JAVA_BYTE), through));
     }
 
     /**
@@ -125,16 +124,14 @@ class ReadFenceTest {
     @Test
     void aWindowFencedBehindAnOutstandingReadIsNotYetBound() throws Exception {
         postReadAndTakeItsRequest();
-        NdkMw mw = kit.create(r -> kit.pd.createMw(null, null, r));
-        long windowBase = kit.rw.base() + 64;
-        HostileKit.ok("fenced bind", established.qp.bind("bind", kit.rw.mr(), mw, windowBase, 64,
-            NdkOpFlags.READ_FENCE | NdkOpFlags.ALLOW_REMOTE_WRITE));
+        NdkMw mw = postFencedBind();
         exchangeAMarkerWhileTheResponseIsHeld();
         RawPeer.Terminate t;
         RawPeer p = peer;
         peer = null; // the test ends the connection itself
         try (p) {
-            p.write(p.rdmaWrite(mw.getRemoteToken(), windowBase, "window".getBytes(StandardCharsets.US_ASCII)));
+            p.write(p.rdmaWrite(mw.getRemoteToken(), kit.rw.base() + WINDOW_OFFSET,
+                "window".getBytes(StandardCharsets.US_ASCII)));
             try {
                 t = p.readTerminateThenClose();
             } catch (SocketTimeoutException e) {
@@ -149,10 +146,10 @@ class ReadFenceTest {
         assertThat(initiatorCompletionsAwaited(2)).as("the Read and the Bind, flushed")
             .containsExactly("Read STATUS_CANCELLED", "Bind STATUS_CANCELLED");
         HostileKit.await("the posted receives' completions", () -> {
-            take();
-            return seen.stream().filter(ReadFenceTest::isReceive).count() == RECEIVES;
+            kit.takeCompletions(seen);
+            return seen.stream().filter(HostileKit::isReceive).count() == RECEIVES;
         });
-        assertThat(seen.stream().filter(ReadFenceTest::isReceive).map(r -> NtStatus.name(r.status)))
+        assertThat(seen.stream().filter(HostileKit::isReceive).map(r -> NtStatus.name(r.status)))
             .as("the marker's receive, then the others flushed")
             .containsExactly("STATUS_SUCCESS", "STATUS_CANCELLED", "STATUS_CANCELLED", "STATUS_CANCELLED");
         assertThat(kit.rw.untouched()).as("the region behind the window").isTrue();
@@ -184,6 +181,14 @@ class ReadFenceTest {
         assertThat(initiatorCompletionsAwaited(2)).as("the Read, then the Write")
             .containsExactly("Read STATUS_SUCCESS", "Write STATUS_SUCCESS");
         assertResponsePlaced();
+    }
+
+    /** Posts a Bind with READ_FENCE of a 64-octet window at {@link #WINDOW_OFFSET} of the kit's region. */
+    private NdkMw postFencedBind() {
+        NdkMw mw = kit.create(r -> kit.pd.createMw(null, null, r));
+        HostileKit.ok("fenced bind", established.qp.bind("bind", kit.rw.mr(), mw, kit.rw.base() + WINDOW_OFFSET, 64,
+            NdkOpFlags.READ_FENCE | NdkOpFlags.ALLOW_REMOTE_WRITE));
+        return mw;
     }
 
     /** Nothing more comes from jndk within {@code millis}: a read of the peer's socket times out. */
@@ -220,18 +225,14 @@ class ReadFenceTest {
     private void exchangeAMarkerWhileTheResponseIsHeld() throws Exception {
         peer.write(peer.send(1, MARKER));
         HostileKit.await("the marker's receive completion", () -> {
-            take();
-            return seen.stream().anyMatch(ReadFenceTest::isReceive);
+            kit.takeCompletions(seen);
+            return seen.stream().anyMatch(HostileKit::isReceive);
         });
         assertThat(kit.receives.inner().asSlice(0, MARKER.length).toArray(ValueLayout.JAVA_BYTE)).isEqualTo(MARKER);
     }
 
     private void answer(ReadRequestFlyweight request) throws Exception {
-        ByteBuffer b = ByteBuffer.allocate(FpduFlyweight.fpduLength(DdpTaggedHeaderFlyweight.LENGTH
-            + RESPONSE.length) + 8);
-        int n = peer.encoder.tagged(b, 0, RdmapOpcode.RDMA_READ_RESPONSE, true, request.sinkStag(),
-            request.sinkTaggedOffset(), ByteBuffer.wrap(RESPONSE), 0, RESPONSE.length);
-        peer.write(Arrays.copyOf(b.array(), n));
+        peer.write(peer.readResponse(request.sinkStag(), request.sinkTaggedOffset(), RESPONSE));
     }
 
     private void assertResponsePlaced() {
@@ -239,24 +240,12 @@ class ReadFenceTest {
             .isEqualTo(RESPONSE);
     }
 
-    private void take() {
-        NdkResultEx[] r = {new NdkResultEx()};
-        while (kit.cq.getCqResultsEx(r, 1) == 1) {
-            seen.add(r[0]);
-            r[0] = new NdkResultEx();
-        }
-    }
-
     /** The initiator completions taken so far, as "TYPE STATUS". */
     private List<String> initiatorCompletions() {
-        take();
+        kit.takeCompletions(seen);
         return seen.stream()
-            .filter(r -> !isReceive(r))
+            .filter(r -> !HostileKit.isReceive(r))
             .map(r -> NdkOperationType.name(r.type) + " " + NtStatus.name(r.status)).toList();
-    }
-
-    private static boolean isReceive(NdkResultEx r) {
-        return r.type == NdkOperationType.RECEIVE || r.type == NdkOperationType.RECEIVE_AND_INVALIDATE;
     }
 
     private List<String> initiatorCompletionsAwaited(int n) {
